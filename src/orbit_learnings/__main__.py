@@ -1,0 +1,5 @@
+"""Allow ``python -m orbit_learnings``."""
+
+from orbit_learnings.entry import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The Typer command-line adapter: parse, call the core, render. Nothing else."""

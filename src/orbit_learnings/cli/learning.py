@@ -1,0 +1,343 @@
+"""`orbit learning ...` commands, plus `orbit init` and the unified `orbit search`.
+
+Each command parses its options, calls one core function, and renders.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orbit_learnings import queries, store
+from orbit_learnings.cli.output import (
+    emit_json,
+    info,
+    render_hits,
+    render_record,
+    warn_problems,
+)
+from orbit_learnings.cli.state import STATE
+from orbit_learnings.errors import UsageError
+from orbit_learnings.model import Evidence, parse_evidence
+
+app = typer.Typer(
+    help="Add, find and curate project learnings.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
+PathOpt = Annotated[
+    list[str] | None,
+    typer.Option("--path", "-p", help="A file, folder or glob (repeatable).", metavar="PATH"),
+]
+TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).", metavar="TAG")]
+StatusOpt = Annotated[
+    str,
+    typer.Option("--status", help="active, superseded, archived or all.", metavar="STATUS"),
+]
+LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most N results.")]
+EvidenceOpt = Annotated[
+    list[str] | None,
+    typer.Option("--evidence", "-e", help="task=ID or commit=SHA (repeatable).", metavar="KIND=REF"),
+]
+
+
+def _evidence(values: list[str] | None) -> list[Evidence]:
+    try:
+        return [parse_evidence(v) for v in values or []]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _scope(values: list[str] | None) -> tuple[list[str], list[str]]:
+    """The spec's `--scope paths=a,b --scope tags=x,y` form."""
+    paths: list[str] = []
+    tags: list[str] = []
+    for value in values or []:
+        key, sep, rest = value.partition("=")
+        items = [item.strip() for item in rest.split(",") if item.strip()]
+        if not sep or key.strip() not in ("paths", "tags", "path", "tag"):
+            raise UsageError(f"--scope must look like paths=a,b or tags=x,y, got {value!r}")
+        (paths if key.strip().startswith("path") else tags).extend(items)
+    return paths, tags
+
+
+def _body(body: str | None, body_file: Path | None) -> str | None:
+    if body is not None and body_file is not None:
+        raise UsageError("pass either --body or --body-file, not both")
+    if body_file is None:
+        return body
+    if str(body_file) == "-":
+        return sys.stdin.read()
+    try:
+        return body_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --body-file {body_file}: {exc.strerror}") from None
+
+
+def init_command(
+    skill: Annotated[bool, typer.Option("--skill", hidden=True)] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Create .orbit/ in the current folder (or --root). Safe to run twice.
+
+    Example: orbit init
+    """
+    root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
+    report = store.init_store(root)
+    if json_out:
+        emit_json({"root": str(report.root), "created": report.created})
+        return
+    if report.created:
+        info(f"Initialised {report.root / '.orbit'} ({', '.join(report.created)})")
+    else:
+        info(f"Already initialised: {report.root / '.orbit'}")
+
+
+@app.command("add")
+def add_command(
+    summary: Annotated[str, typer.Option("--summary", "-s", help="One-line lesson (required).")],
+    path: PathOpt = None,
+    tag: TagOpt = None,
+    scope: Annotated[
+        list[str] | None, typer.Option("--scope", help="paths=a,b or tags=x,y (spec form).")
+    ] = None,
+    body: Annotated[str | None, typer.Option("--body", "-b", help="Longer explanation (markdown).")] = None,
+    body_file: Annotated[
+        Path | None, typer.Option("--body-file", help="Read the body from FILE ('-' for stdin).")
+    ] = None,
+    evidence: EvidenceOpt = None,
+    priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
+    created_by: Annotated[
+        str | None, typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user).")
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Record a new learning and print its ID.
+
+    Example: orbit learning add --summary "Run migrations in a transaction" --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
+    """
+    ws = STATE.workspace()
+    scope_paths, scope_tags = _scope(scope)
+    learning = store.create_learning(
+        ws,
+        store.NewLearning(
+            summary=summary,
+            paths=[*(path or []), *scope_paths],
+            tags=[*(tag or []), *scope_tags],
+            body=_body(body, body_file) or "",
+            evidence=_evidence(evidence),
+            priority=priority,
+            created_by=created_by,
+        ),
+    )
+    if json_out:
+        emit_json({"id": learning.id, "created_at": learning.created_at})
+    else:
+        info(learning.id)
+
+
+@app.command("list")
+def list_command(
+    status: StatusOpt = "active",
+    tag: TagOpt = None,
+    path: PathOpt = None,
+    limit: LimitOpt = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """List learnings, optionally those whose scope matches a path, folder, glob or tag.
+
+    Examples: orbit learning list --path src/db/migrate.py --json ;
+    orbit learning list --path 'crates/**' --tag performance
+    """
+    ws = STATE.workspace()
+    result = queries.list_learnings(ws, paths=path or [], tags=tag or [], status=status, limit=limit)
+    warn_problems(result.warnings)
+    if json_out:
+        emit_json(result.to_dict())
+    else:
+        render_hits(result.hits)
+
+
+@app.command("show")
+def show_command(
+    learning_id: Annotated[str, typer.Argument(metavar="ID", help="Learning ID, e.g. L-0001.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Show one learning in full, with its vote count.
+
+    Example: orbit learning show L-0001
+    """
+    detail = queries.show_learning(STATE.workspace(), learning_id.strip())
+    warn_problems(detail.warnings)
+    if json_out:
+        emit_json(detail.record)
+    else:
+        render_record(detail.record)
+
+
+@app.command("update")
+def update_command(
+    learning_id: Annotated[str, typer.Argument(metavar="ID")],
+    summary: Annotated[str | None, typer.Option("--summary", "-s")] = None,
+    body: Annotated[str | None, typer.Option("--body", "-b")] = None,
+    body_file: Annotated[Path | None, typer.Option("--body-file")] = None,
+    path: Annotated[
+        list[str] | None, typer.Option("--path", "-p", help="Replaces the path list (repeatable).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Replaces the tag list.")] = None,
+    priority: Annotated[int | None, typer.Option("--priority")] = None,
+    evidence: Annotated[
+        list[str] | None, typer.Option("--evidence", "-e", help="Adds evidence (repeatable).")
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Change fields of a learning; comments and unknown keys in the file are kept.
+
+    Example: orbit learning update L-0003 --tag database --tag migrations
+    """
+    ws = STATE.workspace()
+    learning = store.update_learning(
+        ws,
+        learning_id.strip(),
+        store.Changes(
+            summary=summary,
+            body=_body(body, body_file),
+            paths=path,
+            tags=tag,
+            priority=priority,
+            add_evidence=_evidence(evidence),
+        ),
+    )
+    if json_out:
+        emit_json(learning.to_dict())
+    else:
+        info(f"Updated {learning.id}")
+
+
+@app.command("supersede")
+def supersede_command(
+    old_id: Annotated[str, typer.Argument(metavar="OLD")],
+    new_id: Annotated[str, typer.Option("--with", "-w", metavar="NEW", help="The replacing learning.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Mark OLD as replaced by NEW; both files change together.
+
+    Example: orbit learning supersede L-0001 --with L-0042
+    """
+    old, new = store.supersede(STATE.workspace(), old_id.strip(), new_id.strip())
+    if json_out:
+        emit_json({"old": old.to_dict(), "new": new.to_dict()})
+    else:
+        info(f"{old.id} is now superseded by {new.id}")
+
+
+@app.command("upvote")
+def upvote_command(
+    learning_id: Annotated[str, typer.Option("--id", metavar="ID", help="The learning to re-validate.")],
+    model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],
+    task: Annotated[str, typer.Option("--task", help="Task the learning helped with (required).")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Record that a learning was load-bearing again in a new task (idempotent).
+
+    Example: orbit learning upvote --id L-0001 --model claude --task ORB-00095
+    """
+    summary = store.add_vote(STATE.workspace(), learning_id.strip(), model_name, task)
+    if json_out:
+        emit_json(summary.to_dict())
+    else:
+        info(f"{summary.learning_id}: {summary.vote_count} vote(s)")
+
+
+@app.command("search")
+def search_command(
+    text: Annotated[list[str], typer.Argument(metavar="TEXT...", help="Words to look for.")],
+    tag: TagOpt = None,
+    status: StatusOpt = "active",
+    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    json_out: JsonFlag = False,
+) -> None:
+    """Full-text search over summaries, bodies and tags.
+
+    Example: orbit learning search "flaky test retry" --limit 5
+    """
+    _search_text(" ".join(text), tag, status, all_statuses, limit, json_out)
+
+
+def _search_text(
+    text: str, tag: list[str] | None, status: str, all_statuses: bool, limit: int, json_out: bool
+) -> None:
+    result = queries.search_text(
+        STATE.workspace(), text, tags=tag or [], status=status, include_all=all_statuses, limit=limit
+    )
+    warn_problems(result.warnings)
+    if json_out:
+        emit_json(result.to_dict())
+    else:
+        render_hits(result.hits, show_score=True)
+
+
+def unified_search_command(
+    words: Annotated[list[str], typer.Argument(metavar="TEXT... | path PATH")],
+    kind: Annotated[str, typer.Option("--kind", help="What to search; only 'learning' exists.")] = "learning",
+    tag: TagOpt = None,
+    status: StatusOpt = "active",
+    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    json_out: JsonFlag = False,
+) -> None:
+    """Search learnings by text, or by path with `orbit search path PATH`.
+
+    Examples: orbit search "migration lock" --kind learning ;
+    orbit search path src/db/migrate.py --kind learning
+    """
+    if kind != "learning":
+        raise UsageError(f"unknown --kind {kind!r}; only 'learning' is searchable")
+    if len(words) >= 2 and words[0] == "path":
+        statuses = "all" if all_statuses else status
+        ws = STATE.workspace()
+        result = queries.list_learnings(ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit)
+        warn_problems(result.warnings)
+        if json_out:
+            emit_json(result.to_dict())
+        else:
+            render_hits(result.hits)
+        return
+    _search_text(" ".join(words), tag, status, all_statuses, limit, json_out)
+
+
+@app.command("sync")
+def sync_command(json_out: JsonFlag = False) -> None:
+    """Rebuild the index from the files, failing on any invalid record or vote row.
+
+    Example: orbit learning sync
+    """
+    from orbit_learnings.index import sync
+
+    report = sync(STATE.workspace())
+    if json_out:
+        emit_json(report.to_dict())
+        return
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(report.by_status.items())) or "empty"
+    info(f"Indexed {report.learnings} learning(s) ({statuses}), {report.votes} vote(s) in {report.seconds:.2f}s")
+
+
+@app.command("migrate-layout")
+def migrate_layout_command(json_out: JsonFlag = False) -> None:
+    """Move legacy flat files (.orbit/learnings/<id>.yaml) into bundles. One-way, idempotent.
+
+    Example: orbit learning migrate-layout
+    """
+    moves = store.migrate_layout(STATE.workspace())
+    if json_out:
+        emit_json({"moved": [{"from": m.source, "to": m.destination} for m in moves]})
+        return
+    for move in moves:
+        info(f"moved {move.source} -> {move.destination}")
+    info(f"Moved {len(moves)} file(s)." if moves else "Nothing to migrate: the store already uses bundles.")

@@ -1,0 +1,111 @@
+"""Rendering: rich tables on a terminal, plain lines in pipes, JSON for scripts.
+
+`--json` output is the only thing written to stdout; warnings and errors go to
+stderr so a script can always parse what it reads.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from orbit_learnings.errors import Problem
+
+
+def emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"orbit: warning: {message}\n")
+
+
+def warn_problems(problems: Iterable[Problem]) -> None:
+    for problem in problems:
+        warn(f"{problem} (skipped)")
+
+
+def error(message: str) -> None:
+    sys.stderr.write(f"orbit: error: {message}\n")
+
+
+def info(message: str) -> None:
+    """Human progress/status lines: stdout, never mixed into --json output."""
+    sys.stdout.write(message + "\n")
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def render_hits(hits: Sequence[Any], *, show_score: bool = False, empty: str = "No learnings found.") -> None:
+    if not hits:
+        sys.stderr.write(empty + "\n")
+        return
+    if not is_terminal():
+        for hit in hits:
+            extra = f"  ({', '.join(hit.matched_by)})" if hit.matched_by else ""
+            sys.stdout.write(f"{hit.id}\t{hit.summary}{extra}\n")
+        return
+    from rich.table import Table
+
+    table = Table(show_lines=False, header_style="bold", expand=False)
+    table.add_column("ID", style="cyan", no_wrap=True)
+    table.add_column("Summary", ratio=3)
+    table.add_column("Scope", ratio=2)
+    table.add_column("Votes", justify="right")
+    if show_score:
+        table.add_column("Score", justify="right")
+    for hit in hits:
+        scope = ", ".join([*hit.paths, *(f"#{t}" for t in hit.tags)])
+        summary = hit.summary if hit.status == "active" else f"[dim]({hit.status})[/dim] {hit.summary}"
+        cells = [hit.id, summary, scope, str(hit.vote_count)]
+        if show_score:
+            cells.append(f"{hit.score:.3f}")
+        table.add_row(*cells)
+    _console().print(table)
+
+
+def render_record(record: dict[str, Any]) -> None:
+    lines = [
+        ("status", record["status"] + (f" (by {record['superseded_by']})" if record.get("superseded_by") else "")),
+        ("paths", ", ".join(record["scope"]["paths"]) or "-"),
+        ("tags", ", ".join(record["scope"]["tags"]) or "-"),
+        ("votes", f"{record['vote_count']}" + (f", last {record['last_voted_at']}" if record["last_voted_at"] else "")),
+        ("priority", str(record.get("priority", 0))),
+        ("created", f"{record['created_at']} by {record.get('created_by') or 'unknown'}"),
+        ("updated", record["updated_at"]),
+    ]
+    if record.get("supersedes"):
+        lines.append(("supersedes", record["supersedes"]))
+    if record.get("evidence"):
+        lines.append(("evidence", ", ".join(f"{e['kind']}:{e['ref']}" for e in record["evidence"])))
+    if not is_terminal():
+        sys.stdout.write(f"{record['id']}: {record['summary']}\n")
+        for key, value in lines:
+            sys.stdout.write(f"  {key}: {value}\n")
+        if record.get("body"):
+            sys.stdout.write("\n" + record["body"].rstrip("\n") + "\n")
+        return
+    from rich.markdown import Markdown
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    for key, value in lines:
+        grid.add_row(key, Text(value))
+    console = _console()
+    console.print(Panel(grid, title=f"[cyan]{record['id']}[/cyan]  {Text(record['summary']).markup}", title_align="left"))
+    if record.get("body"):
+        console.print(Markdown(record["body"]))

@@ -1,0 +1,51 @@
+"""Compiling scope globs with pathspec, done once at write/index time.
+
+The hot path never imports pathspec: the index stores each glob's regex and its
+literal leading directory (the anchor) so lookups only need `re` and SQLite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orbit_learnings.errors import OrbitError
+from orbit_learnings.matching import ANY_SEGMENTS, GLOB_CHARS
+
+
+@dataclass(frozen=True)
+class CompiledGlob:
+    glob: str
+    regex: str
+    anchor: str  # literal leading folders ("crates/orbit-engine/") or "" when it floats
+
+
+class InvalidGlob(OrbitError):
+    pass
+
+
+def compile_glob(glob: str) -> CompiledGlob:
+    """Translate one gitignore-style scope glob; refuse ones that can never match."""
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+    text = glob.strip()
+    if not text or text.startswith(("#", "!")):
+        raise InvalidGlob(f"invalid scope glob {glob!r}: empty, comment or negation")
+    if "\\" in text.replace("\\\\", "") and text.endswith("\\"):
+        raise InvalidGlob(f"invalid scope glob {glob!r}: trailing backslash")
+    regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
+    if regex is None or not include:
+        raise InvalidGlob(f"invalid scope glob {glob!r}")
+    return CompiledGlob(text, regex, _anchor(text))
+
+
+def _anchor(glob: str) -> str:
+    body = glob.lstrip("/")
+    parts = body.rstrip("/").split("/")
+    if len(parts) == 1 and not glob.startswith("/"):
+        return ""  # floats to any depth
+    literal: list[str] = []
+    for part in parts[:-1]:
+        if part == ANY_SEGMENTS or any(ch in GLOB_CHARS or ch == "\\" for ch in part):
+            break
+        literal.append(part)
+    return "/".join(literal) + "/" if literal else ""

@@ -1,0 +1,451 @@
+"""The disposable SQLite index at `.orbit/state/index.sqlite3`.
+
+It mirrors what the read paths need (scope, tags, summaries, votes, FTS5) and is
+kept fresh without anyone running `sync`: each read stats the bundle files,
+compares one fingerprint, and re-parses only the bundles that changed. The
+index never writes back to the YAML files, and deleting it is always safe.
+
+Stdlib only at import time: YAML parsing is imported lazily, and only when a
+bundle actually changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orbit_learnings.errors import LegacyLayoutError, Problem, ValidationFailed
+from orbit_learnings.workspace import Workspace
+
+INDEX_SCHEMA_VERSION = "3"
+LEARNING_FILE = "learning.yaml"
+VOTES_FILE = "votes.jsonl"
+# A file modified this close to the scan could change again within the same
+# timestamp tick without its stat changing (git's "racy" case): re-read it next time.
+RACY_WINDOW_NS = 2_000_000_000
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE learnings_index (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    effective_status TEXT NOT NULL,
+    paths TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    body TEXT NOT NULL,
+    priority INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    supersedes TEXT,
+    superseded_by TEXT,
+    effective_superseded_by TEXT,
+    record TEXT NOT NULL
+);
+CREATE INDEX learnings_active ON learnings_index(effective_status)
+    WHERE effective_status = 'active';
+CREATE TABLE globs (learning_id TEXT NOT NULL, glob TEXT NOT NULL, regex TEXT NOT NULL,
+                    anchor TEXT NOT NULL);
+CREATE INDEX globs_anchor ON globs(anchor);
+CREATE INDEX globs_learning ON globs(learning_id);
+CREATE TABLE tags (learning_id TEXT NOT NULL, tag TEXT NOT NULL, folded TEXT NOT NULL);
+CREATE INDEX tags_folded ON tags(folded);
+CREATE INDEX tags_learning ON tags(learning_id);
+CREATE TABLE votes (learning_id TEXT NOT NULL, voter_model TEXT NOT NULL,
+                    task_id TEXT NOT NULL, voted_at TEXT NOT NULL,
+                    PRIMARY KEY (learning_id, voter_model, task_id));
+CREATE TABLE files (folder TEXT PRIMARY KEY, signature TEXT NOT NULL);
+CREATE TABLE problems (folder TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
+                       message TEXT NOT NULL, kind TEXT NOT NULL, learning_id TEXT);
+CREATE INDEX problems_folder ON problems(folder);
+CREATE VIRTUAL TABLE learnings_fts USING fts5(
+    id UNINDEXED, summary, body, tags, tokenize = 'porter unicode61'
+);
+"""
+
+
+@dataclass
+class Scan:
+    """What is on disk right now, as cheap stat signatures per bundle folder."""
+
+    signatures: dict[str, str]
+    started_ns: int
+    legacy: list[str] = field(default_factory=list)
+
+    def fingerprint(self, stored: dict[str, str] | None = None) -> str:
+        source = stored if stored is not None else self.signatures
+        digest = hashlib.sha1(usedforsecurity=False)
+        for folder in sorted(source):
+            digest.update(f"{folder}={source[folder]}\n".encode())
+        return digest.hexdigest()
+
+    def storable(self) -> dict[str, str]:
+        """Signatures to persist; racy ones are poisoned so the next read re-parses them."""
+        return {
+            folder: (f"racy:{sig}" if _is_racy(sig, self.started_ns) else sig)
+            for folder, sig in self.signatures.items()
+        }
+
+
+def _is_racy(signature: str, started_ns: int) -> bool:
+    for part in signature.split("|"):
+        if part != "-" and int(part.split(":", 1)[0]) >= started_ns - RACY_WINDOW_NS:
+            return True
+    return False
+
+
+def _stat_signature(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+def scan(ws: Workspace) -> Scan:
+    started = time.time_ns()
+    signatures: dict[str, str] = {}
+    legacy: list[str] = []
+    folder = str(ws.learnings_dir)
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return Scan({}, started)
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if entry.is_dir():
+            base = entry.path + os.sep
+            yaml_sig = _stat_signature(base + LEARNING_FILE)
+            if name == "superseded" and yaml_sig == "-":
+                legacy.extend(
+                    f"superseded/{n}" for n in os.listdir(entry.path) if n.endswith((".yaml", ".yml"))
+                )
+                continue
+            signatures[name] = yaml_sig + "|" + _stat_signature(base + VOTES_FILE)
+        elif name.endswith((".yaml", ".yml")) and name != "tags.yaml":
+            legacy.append(name)
+    return Scan(signatures, started, sorted(legacy))
+
+
+# --- connection and schema ---------------------------------------------------
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 30000")
+    return conn
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (INDEX_SCHEMA_VERSION,))
+    conn.execute("INSERT INTO meta VALUES ('fingerprint', '')")
+    conn.execute("INSERT INTO meta VALUES ('last_indexed', '')")
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return None if row is None else str(row[0])
+
+
+def _open_usable(ws: Workspace) -> sqlite3.Connection:
+    """Open the index, recreating it when missing, corrupt or of an older schema."""
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    path = ws.index_path
+    if path.exists():
+        conn = _connect(path)
+        if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
+            return conn
+        conn.close()
+        _build_file_atomically(ws, strict=False)
+    else:
+        _build_file_atomically(ws, strict=False)
+    return _connect(path)
+
+
+# --- loading bundles ---------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    folder: str
+    record: Any | None  # model.Learning
+    votes: list[Any]
+    problems: list[Problem]
+
+
+def _load_folder(ws: Workspace, folder: str) -> Loaded:
+    from orbit_learnings import model, store
+    from orbit_learnings.votes import read_votes
+
+    bundle = ws.learnings_dir / folder
+    display = ws.relative(bundle / LEARNING_FILE)
+    if not model.is_learning_id(folder):
+        problem = Problem(display, 1, f"folder name {folder!r} is not a learning id", None, "layout")
+        return Loaded(folder, None, [], [problem])
+    try:
+        text = (bundle / LEARNING_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Loaded(folder, None, [], [Problem(display, 1, "bundle has no learning.yaml", folder, "layout")])
+    except UnicodeDecodeError:
+        return Loaded(folder, None, [], [Problem(display, 1, "file is not UTF-8 text", folder, "yaml")])
+    try:
+        record = store.parse_learning(text, folder, display)
+    except ValidationFailed as exc:
+        return Loaded(folder, None, [], exc.problems)
+    votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
+    return Loaded(folder, record, votes, vote_problems)
+
+
+def _delete_folder(conn: sqlite3.Connection, folder: str) -> None:
+    for table, column in (
+        ("learnings_index", "id"),
+        ("globs", "learning_id"),
+        ("tags", "learning_id"),
+        ("votes", "learning_id"),
+        ("learnings_fts", "id"),
+        ("files", "folder"),
+        ("problems", "folder"),
+    ):
+        conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (folder,))
+
+
+def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
+    from orbit_learnings.globs import InvalidGlob, compile_glob
+
+    conn.execute("INSERT INTO files VALUES (?, ?)", (loaded.folder, signature))
+    problems = list(loaded.problems)
+    record = loaded.record
+    if record is not None:
+        compiled = []
+        for glob in record.paths:
+            try:
+                compiled.append(compile_glob(glob))
+            except InvalidGlob as exc:
+                problems.append(Problem(f".orbit/learnings/{record.id}/{LEARNING_FILE}", 1,
+                                        exc.message, record.id, "glob"))
+        payload = record.to_dict()
+        payload["extra"] = _jsonable(dict(record.extra))
+        conn.execute(
+            "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                record.id, record.status, record.status, json.dumps(list(record.paths)),
+                json.dumps(list(record.tags)), record.summary, record.body, record.priority,
+                record.created_at, record.updated_at, record.supersedes, record.superseded_by,
+                record.superseded_by, json.dumps(payload),
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO globs VALUES (?,?,?,?)",
+            [(record.id, c.glob, c.regex, c.anchor) for c in compiled],
+        )
+        conn.executemany(
+            "INSERT INTO tags VALUES (?,?,?)", [(record.id, t, t.casefold()) for t in record.tags]
+        )
+        conn.executemany(
+            "INSERT INTO votes VALUES (?,?,?,?)",
+            [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in loaded.votes],
+        )
+        conn.execute(
+            "INSERT INTO learnings_fts (id, summary, body, tags) VALUES (?,?,?,?)",
+            (record.id, record.summary, record.body, " ".join(record.tags)),
+        )
+    conn.executemany(
+        "INSERT INTO problems VALUES (?,?,?,?,?,?)",
+        [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _resolve_links(conn: sqlite3.Connection) -> None:
+    """A one-sided supersede link still counts: either side saying so is enough."""
+    conn.execute(
+        "UPDATE learnings_index SET effective_status = status, "
+        "effective_superseded_by = superseded_by"
+    )
+    conn.execute(
+        """
+        UPDATE learnings_index
+        SET effective_status = 'superseded',
+            effective_superseded_by = COALESCE(
+                superseded_by,
+                (SELECT n.id FROM learnings_index n WHERE n.supersedes = learnings_index.id
+                 ORDER BY n.id LIMIT 1))
+        WHERE status = 'active'
+          AND id IN (SELECT supersedes FROM learnings_index WHERE supersedes IS NOT NULL)
+        """
+    )
+
+
+def _stamp(conn: sqlite3.Connection, fingerprint: str) -> None:
+    from orbit_learnings.timeutil import now_iso
+
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (fingerprint,))
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'last_indexed'", (now_iso(),))
+
+
+# --- building and refreshing -------------------------------------------------
+
+
+def _build_file_atomically(ws: Workspace, strict: bool) -> list[Problem]:
+    """Build a complete index in a temp file, then swap it in.
+
+    In strict mode (sync) any problem aborts the build and the previous index stays.
+    """
+    snapshot = scan(ws)
+    _refuse_legacy(snapshot)
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    tmp = ws.state_dir / f".index.{os.getpid()}.{time.time_ns()}.tmp"
+    conn = _connect(tmp)
+    problems: list[Problem] = []
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        _create_schema(conn)
+        conn.execute("BEGIN")
+        stored = snapshot.storable()
+        for folder in sorted(snapshot.signatures):
+            loaded = _load_folder(ws, folder)
+            problems.extend(loaded.problems)
+            _insert(conn, loaded, stored[folder])
+        problems.extend(_stored_problems(conn, exclude=problems))
+        _resolve_links(conn)
+        _stamp(conn, snapshot.fingerprint(stored))
+        conn.execute("COMMIT")
+        conn.close()
+        if strict and problems:
+            raise ValidationFailed(problems)
+        os.replace(tmp, ws.index_path)
+    finally:
+        conn.close()
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    return problems
+
+
+def _stored_problems(conn: sqlite3.Connection, exclude: list[Problem]) -> list[Problem]:
+    seen = {(p.file, p.line, p.message) for p in exclude}
+    return [
+        p for p in _problems(conn) if (p.file, p.line, p.message) not in seen
+    ]
+
+
+def _problems(conn: sqlite3.Connection) -> list[Problem]:
+    rows = conn.execute(
+        "SELECT file, line, message, learning_id, kind FROM problems ORDER BY file, line"
+    ).fetchall()
+    return [Problem(r["file"], r["line"], r["message"], r["learning_id"], r["kind"]) for r in rows]
+
+
+def _refuse_legacy(snapshot: Scan) -> None:
+    if snapshot.legacy:
+        raise LegacyLayoutError(
+            f".orbit/learnings/{snapshot.legacy[0]} uses the legacy flat layout"
+            f" ({len(snapshot.legacy)} file(s)); run `orbit learning migrate-layout`"
+            " to move them into bundles"
+        )
+
+
+def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        stored = {r[0]: r[1] for r in conn.execute("SELECT folder, signature FROM files")}
+        fresh = snapshot.storable()
+        if _meta(conn, "fingerprint") == snapshot.fingerprint():
+            conn.execute("ROLLBACK")  # another process refreshed while we waited
+            return
+        for folder in stored.keys() - snapshot.signatures.keys():
+            _delete_folder(conn, folder)
+        for folder, signature in snapshot.signatures.items():
+            if stored.get(folder) != signature:
+                _delete_folder(conn, folder)
+                _insert(conn, _load_folder(ws, folder), fresh[folder])
+            elif fresh[folder] != signature:
+                conn.execute("UPDATE files SET signature = ? WHERE folder = ?", (fresh[folder], folder))
+        _resolve_links(conn)
+        _stamp(conn, snapshot.fingerprint(fresh))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+@dataclass
+class Index:
+    """An open, fresh index plus the problems readers should warn about."""
+
+    conn: sqlite3.Connection
+    warnings: list[Problem]
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@contextlib.contextmanager
+def open_fresh(ws: Workspace) -> Iterator[Index]:
+    """Open the index, first bringing it up to date with the files if anything changed."""
+    snapshot = scan(ws)
+    _refuse_legacy(snapshot)
+    conn = _open_usable(ws)
+    try:
+        if _meta(conn, "fingerprint") != snapshot.fingerprint():
+            _refresh(conn, ws, snapshot)
+        index = Index(conn, _problems(conn))
+        yield index
+    finally:
+        conn.close()
+
+
+def sync(ws: Workspace) -> SyncReport:
+    """Rebuild from scratch, validating every bundle and sidecar; fail without touching the old index."""
+    started = time.perf_counter()
+    _build_file_atomically(ws, strict=True)
+    conn = _connect(ws.index_path)
+    try:
+        counts = dict(
+            conn.execute(
+                "SELECT effective_status, COUNT(*) FROM learnings_index GROUP BY effective_status"
+            ).fetchall()
+        )
+        votes = conn.execute("SELECT COUNT(*) FROM votes").fetchone()[0]
+    finally:
+        conn.close()
+    return SyncReport(
+        learnings=sum(counts.values()),
+        by_status={k: int(v) for k, v in counts.items()},
+        votes=int(votes),
+        seconds=time.perf_counter() - started,
+    )
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    learnings: int
+    by_status: dict[str, int]
+    votes: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "learnings": self.learnings,
+            "by_status": self.by_status,
+            "votes": self.votes,
+            "seconds": round(self.seconds, 4),
+        }

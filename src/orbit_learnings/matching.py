@@ -1,0 +1,248 @@
+"""Scope matching: does a learning apply to a path, a folder, a glob or a tag?
+
+Stdlib only, because this runs on every file an agent touches. Learning globs
+arrive here already compiled to regexes (see `globs.py`, done at index time);
+this module adds *glob containment*: whether some path could match both a
+learning's glob and a query glob or folder. That is decided on a segment model
+of gitignore-style globs, which a property test keeps in agreement with the
+compiled regexes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+GLOB_CHARS = frozenset("*?[")
+ANY_SEGMENTS = "**"  # zero or more whole path segments
+
+Segment = str  # one path segment pattern, or "**"
+
+
+@dataclass(frozen=True)
+class PathQuery:
+    """A normalised `--path` argument: a concrete file, or a glob/folder to overlap with."""
+
+    text: str
+    is_pattern: bool
+    segments: tuple[Segment, ...]
+
+    @property
+    def label(self) -> str:
+        return f"path:{self.text}"
+
+
+def is_glob(text: str) -> bool:
+    return any(ch in GLOB_CHARS for ch in text)
+
+
+def make_query(repo_relative: str, is_directory: bool = False) -> PathQuery:
+    """Classify a repo-relative query; folders end in `/` or name an existing directory."""
+    text = repo_relative
+    if text == "" or text.endswith("/") or is_directory:
+        folder = text.rstrip("/")
+        parts = tuple(p for p in folder.split("/") if p) if folder else ()
+        return PathQuery(folder + "/" if folder else "", True, (*parts, "*", ANY_SEGMENTS))
+    if is_glob(text):
+        return PathQuery(text, True, _collapse(tuple(text.split("/"))))
+    return PathQuery(text, False, tuple(text.split("/")))
+
+
+def learning_glob_segments(glob: str) -> tuple[Segment, ...]:
+    """Segment model of a gitignore-style scope glob.
+
+    Mirrors pathspec's gitignore rules: a pattern with no inner slash floats to
+    any depth, a pattern also covers everything below a matching folder (except
+    one ending in a lone `*`), a trailing `/` or `/**` requires at least one
+    more segment.
+    """
+    text = glob.strip()
+    anchored = text.startswith("/")
+    text = text.lstrip("/")
+    dir_only = text.endswith("/")
+    parts = list(_collapse(tuple(p for p in text.rstrip("/").split("/") if p != "")))
+    if not parts:
+        return ("*", ANY_SEGMENTS)
+    if len(parts) > 1:
+        anchored = True
+    if parts == [ANY_SEGMENTS]:  # "**" is everything; "**/" everything below the root
+        return ("*", "*", ANY_SEGMENTS) if dir_only else ("*", ANY_SEGMENTS)
+    segments: list[Segment] = [] if anchored else [ANY_SEGMENTS]
+    if parts[-1] == ANY_SEGMENTS:
+        segments += [*parts[:-1], "*", ANY_SEGMENTS]
+    elif dir_only:
+        segments += [*parts, "*", ANY_SEGMENTS]
+    elif parts[-1] == "*":  # pathspec: a final lone star matches one level, no descendants
+        segments += parts
+    else:
+        segments += [*parts, ANY_SEGMENTS]
+    return _collapse(tuple(segments))
+
+
+def _collapse(segments: tuple[Segment, ...]) -> tuple[Segment, ...]:
+    out: list[Segment] = []
+    for seg in segments:
+        if seg == ANY_SEGMENTS and out and out[-1] == ANY_SEGMENTS:
+            continue
+        out.append(seg)
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def globs_overlap(learning_glob: str, query_segments: tuple[Segment, ...]) -> bool:
+    """True when some path could match both the learning glob and the query."""
+    return _segments_overlap(learning_glob_segments(learning_glob), query_segments)
+
+
+def _segments_overlap(a: tuple[Segment, ...], b: tuple[Segment, ...]) -> bool:
+    @lru_cache(maxsize=None)
+    def walk(i: int, j: int) -> bool:
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i] == ANY_SEGMENTS:
+            if walk(i + 1, j) or (j < len(b) and walk(i, j + 1)):
+                return True
+        if j < len(b) and b[j] == ANY_SEGMENTS:
+            if walk(i, j + 1) or (i < len(a) and walk(i + 1, j)):
+                return True
+        if i < len(a) and j < len(b) and ANY_SEGMENTS not in (a[i], b[j]):
+            return segment_patterns_overlap(a[i], b[j]) and walk(i + 1, j + 1)
+        return False
+
+    return walk(0, 0)
+
+
+# --- single-segment patterns -------------------------------------------------
+
+_Token = tuple[str, object]  # ("lit", ch) | ("any", None) | ("star", None) | ("class", CharClass)
+
+
+@dataclass(frozen=True)
+class CharClass:
+    negated: bool
+    chars: frozenset[str]
+    ranges: tuple[tuple[str, str], ...]
+
+    def contains(self, ch: str) -> bool:
+        inside = ch in self.chars or any(lo <= ch <= hi for lo, hi in self.ranges)
+        return inside != self.negated
+
+    def candidates(self) -> set[str]:
+        found = set(self.chars)
+        for lo, hi in self.ranges:
+            span = ord(hi) - ord(lo)
+            found.update(chr(c) for c in range(ord(lo), ord(lo) + min(span, 255) + 1))
+        return found
+
+
+@lru_cache(maxsize=4096)
+def _tokens(pattern: str) -> tuple[_Token, ...]:
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            tokens.append(("lit", pattern[i + 1]))
+            i += 2
+        elif ch == "*":
+            if not tokens or tokens[-1][0] != "star":
+                tokens.append(("star", None))
+            i += 1
+        elif ch == "?":
+            tokens.append(("any", None))
+            i += 1
+        elif ch == "[" and (end := _class_end(pattern, i)) != -1:
+            tokens.append(("class", _parse_class(pattern[i + 1 : end])))
+            i = end + 1
+        else:
+            tokens.append(("lit", ch))
+            i += 1
+    return tuple(tokens)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    i = start + 1
+    if i < len(pattern) and pattern[i] in "!^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    return pattern.find("]", i)
+
+
+def _parse_class(body: str) -> CharClass:
+    negated = body[:1] in ("!", "^")
+    body = body[1:] if negated else body
+    chars: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            ranges.append((body[i], body[i + 2]))
+            i += 3
+        else:
+            chars.add(body[i])
+            i += 1
+    return CharClass(negated, frozenset(chars), tuple(ranges))
+
+
+def _one_char_overlap(x: _Token, y: _Token) -> bool:
+    kind_x, val_x = x
+    kind_y, val_y = y
+    if kind_x == "any" or kind_y == "any":
+        return True
+    if kind_x == "lit" and kind_y == "lit":
+        return val_x == val_y
+    if kind_x == "lit":
+        return isinstance(val_y, CharClass) and val_y.contains(str(val_x))
+    if kind_y == "lit":
+        return isinstance(val_x, CharClass) and val_x.contains(str(val_y))
+    assert isinstance(val_x, CharClass) and isinstance(val_y, CharClass)
+    if val_x.negated and val_y.negated:
+        return True
+    probe, other = (val_y, val_x) if val_x.negated else (val_x, val_y)
+    return any(other.contains(ch) for ch in probe.candidates())
+
+
+@lru_cache(maxsize=8192)
+def segment_patterns_overlap(p: str, q: str) -> bool:
+    """Whether one non-empty path segment can match both fnmatch-style patterns."""
+    a, b = _tokens(p), _tokens(q)
+
+    @lru_cache(maxsize=None)
+    def walk(i: int, j: int) -> bool:
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i][0] == "star":
+            if walk(i + 1, j) or (j < len(b) and walk(i, j + 1)):
+                return True
+        if j < len(b) and b[j][0] == "star":
+            if walk(i, j + 1) or (i < len(a) and walk(i + 1, j)):
+                return True
+        if i < len(a) and j < len(b) and a[i][0] != "star" and b[j][0] != "star":
+            return _one_char_overlap(a[i], b[j]) and walk(i + 1, j + 1)
+        return False
+
+    # A segment is never empty: two lone stars still overlap on any name.
+    return walk(0, 0) and not (p == "" or q == "")
+
+
+# --- concrete paths against compiled regexes --------------------------------
+
+
+@lru_cache(maxsize=8192)
+def compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
+
+
+def path_matches(regex: str, path: str) -> bool:
+    return compiled(regex).search(path) is not None
+
+
+def anchor_candidates(path: str) -> list[str]:
+    """Literal directory prefixes of a path, as stored in the index's glob anchors."""
+    parts = path.split("/")
+    prefixes = [""]
+    for end in range(1, len(parts)):
+        prefixes.append("/".join(parts[:end]) + "/")
+    return prefixes

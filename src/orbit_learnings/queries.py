@@ -1,0 +1,256 @@
+"""Read paths shared by every adapter: list by path/tag, text search, show.
+
+The CLI, the MCP server, the hooks and the dashboard all call these functions,
+so a learning looks the same wherever it surfaces. Each call first lets the
+index bring itself up to date with the files.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orbit_learnings import matching, ranking
+from orbit_learnings.errors import NotFound, Problem, UsageError
+from orbit_learnings.index import open_fresh
+from orbit_learnings.workspace import Workspace, to_repo_relative
+
+STATUS_CHOICES = ("active", "superseded", "archived", "all")
+_COLUMNS = (
+    "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
+    "(SELECT COUNT(*) FROM votes v WHERE v.learning_id = learnings_index.id) AS vote_count, "
+    "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
+)
+
+
+@dataclass
+class Hit:
+    id: str
+    summary: str
+    tags: list[str]
+    paths: list[str]
+    status: str
+    updated_at: str
+    priority: int
+    vote_count: int
+    vote_score: float
+    matched_by: list[str] = field(default_factory=list)
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "summary": self.summary,
+            "tags": self.tags,
+            "paths": self.paths,
+            "matched_by": self.matched_by,
+            "updated_at": self.updated_at,
+            "status": self.status,
+            "vote_count": self.vote_count,
+        }
+        if self.score is not None:
+            data["score"] = round(self.score, 6)
+        return data
+
+
+@dataclass
+class Result:
+    hits: list[Hit]
+    warnings: list[Problem]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [h.to_dict() for h in self.hits]}
+
+
+def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...]:
+    """Accept `active`, `learning:active`, `all`; return the statuses to include."""
+    if include_all:
+        return ("active", "superseded", "archived")
+    raw = (value or "active").strip().lower().removeprefix("learning:")
+    if raw not in STATUS_CHOICES:
+        raise UsageError(f"unknown status {value!r}; choose one of {', '.join(STATUS_CHOICES)}")
+    return ("active", "superseded", "archived") if raw == "all" else (raw,)
+
+
+def _hit(row: sqlite3.Row) -> Hit:
+    voted = row["voted"].split(",") if row["voted"] else []
+    return Hit(
+        id=row["id"],
+        summary=row["summary"],
+        tags=json.loads(row["tags"]),
+        paths=json.loads(row["paths"]),
+        status=row["status"],
+        updated_at=row["updated_at"],
+        priority=int(row["priority"]),
+        vote_count=int(row["vote_count"]),
+        vote_score=ranking.vote_score(voted),
+    )
+
+
+def _rows(conn: sqlite3.Connection, ids: Sequence[str] | None, statuses: Sequence[str]) -> list[Hit]:
+    marks = ",".join("?" * len(statuses))
+    sql = f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
+    params: list[Any] = list(statuses)
+    if ids is not None:
+        if not ids:
+            return []
+        sql += f" AND id IN ({','.join('?' * len(ids))})"
+        params += list(ids)
+    return [_hit(r) for r in conn.execute(sql, params)]
+
+
+def resolve_queries(ws: Workspace, raw_paths: Sequence[str], cwd: Path | None = None) -> list[matching.PathQuery]:
+    """Normalise user paths (relative to cwd, absolute, Windows) into match queries."""
+    queries = []
+    for raw in raw_paths:
+        relative = to_repo_relative(ws, raw, cwd)
+        is_dir = bool(relative) and not matching.is_glob(relative) and (ws.root / relative).is_dir()
+        queries.append(matching.make_query(relative, is_directory=is_dir))
+    return queries
+
+
+def match_ids(
+    conn: sqlite3.Connection,
+    queries: Sequence[matching.PathQuery],
+    tags: Sequence[str],
+    statuses: Sequence[str],
+) -> dict[str, list[str]]:
+    """Learning id -> matched_by labels, for a path OR tag match (spec 3.3)."""
+    matched: dict[str, list[str]] = {}
+    status_marks = ",".join("?" * len(statuses))
+    for query in queries:
+        if query.is_pattern:
+            rows = conn.execute(
+                "SELECT g.learning_id, g.glob FROM globs g JOIN learnings_index l ON l.id = g.learning_id"
+                f" WHERE l.effective_status IN ({status_marks})",
+                list(statuses),
+            )
+            hits = {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
+        else:
+            anchors = matching.anchor_candidates(query.text)
+            rows = conn.execute(
+                "SELECT g.learning_id, g.regex FROM globs g JOIN learnings_index l ON l.id = g.learning_id"
+                f" WHERE g.anchor IN ({','.join('?' * len(anchors))})"
+                f" AND l.effective_status IN ({status_marks})",
+                [*anchors, *statuses],
+            )
+            hits = {r[0] for r in rows if matching.path_matches(r[1], query.text)}
+        for learning_id in sorted(hits):
+            _add_label(matched, learning_id, query.label)
+    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
+    if folded:
+        rows = conn.execute(
+            "SELECT t.learning_id, t.folded FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
+            f" WHERE t.folded IN ({','.join('?' * len(folded))})"
+            f" AND l.effective_status IN ({status_marks})",
+            [*folded, *statuses],
+        )
+        for learning_id, tag in rows:
+            _add_label(matched, learning_id, f"tag:{folded[tag]}")
+    return matched
+
+
+def _add_label(matched: dict[str, list[str]], learning_id: str, label: str) -> None:
+    labels = matched.setdefault(learning_id, [])
+    if label not in labels:
+        labels.append(label)
+
+
+def list_learnings(
+    ws: Workspace,
+    *,
+    paths: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    status: str | None = "active",
+    limit: int | None = None,
+    cwd: Path | None = None,
+) -> Result:
+    """Learnings whose scope matches any path or tag (all of them when neither is given)."""
+    statuses = parse_status(status)
+    queries = resolve_queries(ws, paths, cwd)
+    with open_fresh(ws) as index:
+        if queries or tags:
+            matched = match_ids(index.conn, queries, tags, statuses)
+            hits = _rows(index.conn, list(matched), statuses)
+            for hit in hits:
+                hit.matched_by = matched[hit.id]
+        else:
+            hits = _rows(index.conn, None, statuses)
+        warnings = index.warnings
+    ranked = ranking.rank(hits)
+    return Result(ranked[:limit] if limit is not None else ranked, warnings)
+
+
+def search_text(
+    ws: Workspace,
+    text: str,
+    *,
+    tags: Sequence[str] = (),
+    status: str | None = "active",
+    include_all: bool = False,
+    limit: int | None = 20,
+) -> Result:
+    """Free-text search over summary, body and tags; best text match first."""
+    from orbit_learnings.fts import normalise_bm25, tiers_for
+
+    statuses = parse_status(status, include_all)
+    scores: dict[str, float] = {}
+    with open_fresh(ws) as index:
+        for tier in tiers_for(text):
+            rows = index.conn.execute(
+                "SELECT id, bm25(learnings_fts, 0.0, 3.0, 1.0, 2.0) FROM learnings_fts"
+                " WHERE learnings_fts MATCH ?",
+                (tier.expression,),
+            )
+            for learning_id, raw in rows:
+                scores.setdefault(learning_id, tier.weight + normalise_bm25(raw))
+        if tags:
+            tagged = match_ids(index.conn, [], tags, statuses)
+            scores = {k: v for k, v in scores.items() if k in tagged}
+        hits = _rows(index.conn, list(scores), statuses)
+        warnings = index.warnings
+    for hit in hits:
+        hit.score = scores[hit.id]
+        hit.matched_by = [f"text:{text.strip()}"]
+    hits.sort(key=lambda h: h.id)
+    hits.sort(key=lambda h: (h.score or 0.0, h.vote_score), reverse=True)
+    return Result(hits[:limit] if limit is not None else hits, warnings)
+
+
+@dataclass
+class Detail:
+    record: dict[str, Any]
+    warnings: list[Problem]
+
+
+def show_learning(ws: Workspace, learning_id: str) -> Detail:
+    """The full record plus derived vote fields, as of the files right now."""
+    with open_fresh(ws) as index:
+        row = index.conn.execute(
+            "SELECT record, effective_status, effective_superseded_by FROM learnings_index"
+            " WHERE id = ?",
+            (learning_id,),
+        ).fetchone()
+        if row is None:
+            broken = [w for w in index.warnings if w.id == learning_id]
+            if broken:
+                raise NotFound(f"{learning_id} cannot be read: {broken[0]}")
+            raise NotFound(f"no learning {learning_id}; `orbit learning list --status all` lists them")
+        votes = index.conn.execute(
+            "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
+            (learning_id,),
+        ).fetchall()
+        warnings = [w for w in index.warnings if w.id == learning_id]
+    record = json.loads(row["record"])
+    extra = record.pop("extra", {}) or {}
+    record["status"] = row["effective_status"]
+    record["superseded_by"] = row["effective_superseded_by"]
+    record.update({k: v for k, v in extra.items() if k not in record})
+    record["vote_count"] = len(votes)
+    record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
+    record["votes"] = [dict(v) for v in votes]
+    return Detail(record, warnings)

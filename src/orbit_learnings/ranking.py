@@ -1,0 +1,66 @@
+"""Ordering within a matched set (spec 5.4).
+
+Decay-weighted vote score first (half-life 180 days by default; 0 disables
+decay and counts raw votes), then manual priority, then recency, then id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Protocol, TypeVar
+
+DEFAULT_HALF_LIFE_DAYS = 180.0
+HALF_LIFE_ENV = "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS"
+
+
+def half_life_days() -> float:
+    raw = os.environ.get(HALF_LIFE_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_HALF_LIFE_DAYS
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_HALF_LIFE_DAYS
+    return max(value, 0.0)
+
+
+def _parse(stamp: str) -> datetime:
+    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def vote_score(voted_at: Iterable[str], now: datetime | None = None, half_life: float | None = None) -> float:
+    """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
+    stamps = list(voted_at)
+    life = half_life_days() if half_life is None else half_life
+    if life == 0:
+        return float(len(stamps))
+    moment = now or datetime.now(UTC)
+    total = 0.0
+    for stamp in stamps:
+        age_days = max((moment - _parse(stamp)).total_seconds() / 86400.0, 0.0)
+        total += 0.5 ** (age_days / life)
+    return total
+
+
+class Rankable(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def vote_score(self) -> float: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def updated_at(self) -> str: ...
+
+
+T = TypeVar("T", bound=Rankable)
+
+
+def rank(items: Sequence[T]) -> list[T]:
+    """Stable multi-key sort: votes desc, priority desc, updated_at desc, id asc."""
+    ordered = sorted(items, key=lambda it: it.id)
+    ordered.sort(key=lambda it: it.updated_at, reverse=True)
+    ordered.sort(key=lambda it: (round(it.vote_score, 9), it.priority), reverse=True)
+    return ordered
