@@ -30,7 +30,12 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("ORBIT_CREATED_BY", "tester")
     monkeypatch.setenv("COLUMNS", "200")
-    for name in ("ORBIT_ROOT", "ORBIT_DEBUG", "ORBIT_SESSION_ID", "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS"):
+    for name in (
+        "ORBIT_ROOT",
+        "ORBIT_DEBUG",
+        "ORBIT_SESSION_ID",
+        "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS",
+    ):
         monkeypatch.delenv(name, raising=False)
     STATE.root = None
     STATE.debug = False
@@ -88,7 +93,9 @@ def orbit(capsys: pytest.CaptureFixture[str]) -> CliRunner:
     return CliRunner(capsys)
 
 
-def run_orbit(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None) -> Outcome:
+def run_orbit(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> Outcome:
     """Run the installed `orbit` console script in a real subprocess."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run(

@@ -128,7 +128,9 @@ def scan(ws: Workspace) -> Scan:
             yaml_sig = _stat_signature(base + LEARNING_FILE)
             if name == "superseded" and yaml_sig == "-":
                 legacy.extend(
-                    f"superseded/{n}" for n in os.listdir(entry.path) if n.endswith((".yaml", ".yml"))
+                    f"superseded/{n}"
+                    for n in os.listdir(entry.path)
+                    if n.endswith((".yaml", ".yml"))
                 )
                 continue
             signatures[name] = yaml_sig + "|" + _stat_signature(base + VOTES_FILE)
@@ -195,14 +197,20 @@ def _load_folder(ws: Workspace, folder: str) -> Loaded:
     bundle = ws.learnings_dir / folder
     display = ws.relative(bundle / LEARNING_FILE)
     if not model.is_learning_id(folder):
-        problem = Problem(display, 1, f"folder name {folder!r} is not a learning id", None, "layout")
+        problem = Problem(
+            display, 1, f"folder name {folder!r} is not a learning id", None, "layout"
+        )
         return Loaded(folder, None, [], [problem])
     try:
         text = (bundle / LEARNING_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
-        return Loaded(folder, None, [], [Problem(display, 1, "bundle has no learning.yaml", folder, "layout")])
+        return Loaded(
+            folder, None, [], [Problem(display, 1, "bundle has no learning.yaml", folder, "layout")]
+        )
     except UnicodeDecodeError:
-        return Loaded(folder, None, [], [Problem(display, 1, "file is not UTF-8 text", folder, "yaml")])
+        return Loaded(
+            folder, None, [], [Problem(display, 1, "file is not UTF-8 text", folder, "yaml")]
+        )
     try:
         record = store.parse_learning(text, folder, display)
     except ValidationFailed as exc:
@@ -236,17 +244,34 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
             try:
                 compiled.append(compile_glob(glob))
             except InvalidGlob as exc:
-                problems.append(Problem(f".orbit/learnings/{record.id}/{LEARNING_FILE}", 1,
-                                        exc.message, record.id, "glob"))
+                problems.append(
+                    Problem(
+                        f".orbit/learnings/{record.id}/{LEARNING_FILE}",
+                        1,
+                        exc.message,
+                        record.id,
+                        "glob",
+                    )
+                )
         payload = record.to_dict()
         payload["extra"] = _jsonable(dict(record.extra))
         conn.execute(
             "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                record.id, record.status, record.status, json.dumps(list(record.paths)),
-                json.dumps(list(record.tags)), record.summary, record.body, record.priority,
-                record.created_at, record.updated_at, record.supersedes, record.superseded_by,
-                record.superseded_by, json.dumps(payload),
+                record.id,
+                record.status,
+                record.status,
+                json.dumps(list(record.paths)),
+                json.dumps(list(record.tags)),
+                record.summary,
+                record.body,
+                record.priority,
+                record.created_at,
+                record.updated_at,
+                record.supersedes,
+                record.superseded_by,
+                record.superseded_by,
+                json.dumps(payload),
             ),
         )
         conn.executemany(
@@ -342,9 +367,7 @@ def _build_file_atomically(ws: Workspace, strict: bool) -> list[Problem]:
 
 def _stored_problems(conn: sqlite3.Connection, exclude: list[Problem]) -> list[Problem]:
     seen = {(p.file, p.line, p.message) for p in exclude}
-    return [
-        p for p in _problems(conn) if (p.file, p.line, p.message) not in seen
-    ]
+    return [p for p in _problems(conn) if (p.file, p.line, p.message) not in seen]
 
 
 def _problems(conn: sqlite3.Connection) -> list[Problem]:
@@ -378,7 +401,9 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
                 _delete_folder(conn, folder)
                 _insert(conn, _load_folder(ws, folder), fresh[folder])
             elif fresh[folder] != signature:
-                conn.execute("UPDATE files SET signature = ? WHERE folder = ?", (fresh[folder], folder))
+                conn.execute(
+                    "UPDATE files SET signature = ? WHERE folder = ?", (fresh[folder], folder)
+                )
         _resolve_links(conn)
         _stamp(conn, snapshot.fingerprint(fresh))
         conn.execute("COMMIT")
@@ -414,7 +439,10 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
 
 
 def sync(ws: Workspace) -> SyncReport:
-    """Rebuild from scratch, validating every bundle and sidecar; fail without touching the old index."""
+    """Rebuild from scratch, validating every bundle and sidecar.
+
+    On any problem it fails and the previous index stays in place.
+    """
     started = time.perf_counter()
     _build_file_atomically(ws, strict=True)
     conn = _connect(ws.index_path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 GLOB_CHARS = frozenset("*?[")
 ANY_SEGMENTS = "**"  # zero or more whole path segments
@@ -96,17 +96,17 @@ def globs_overlap(learning_glob: str, query_segments: tuple[Segment, ...]) -> bo
 
 
 def _segments_overlap(a: tuple[Segment, ...], b: tuple[Segment, ...]) -> bool:
-    @lru_cache(maxsize=None)
+    @cache
     def walk(i: int, j: int) -> bool:
         if i == len(a) and j == len(b):
             return True
-        if i < len(a) and a[i] == ANY_SEGMENTS:
-            if walk(i + 1, j) or (j < len(b) and walk(i, j + 1)):
-                return True
-        if j < len(b) and b[j] == ANY_SEGMENTS:
-            if walk(i, j + 1) or (i < len(a) and walk(i + 1, j)):
-                return True
-        if i < len(a) and j < len(b) and ANY_SEGMENTS not in (a[i], b[j]):
+        a_any = i < len(a) and a[i] == ANY_SEGMENTS
+        b_any = j < len(b) and b[j] == ANY_SEGMENTS
+        if a_any and (walk(i + 1, j) or (j < len(b) and walk(i, j + 1))):
+            return True
+        if b_any and (walk(i, j + 1) or (i < len(a) and walk(i + 1, j))):
+            return True
+        if i < len(a) and j < len(b) and not a_any and not b_any:
             return segment_patterns_overlap(a[i], b[j]) and walk(i + 1, j + 1)
         return False
 
@@ -209,17 +209,17 @@ def segment_patterns_overlap(p: str, q: str) -> bool:
     """Whether one non-empty path segment can match both fnmatch-style patterns."""
     a, b = _tokens(p), _tokens(q)
 
-    @lru_cache(maxsize=None)
+    @cache
     def walk(i: int, j: int) -> bool:
         if i == len(a) and j == len(b):
             return True
-        if i < len(a) and a[i][0] == "star":
-            if walk(i + 1, j) or (j < len(b) and walk(i, j + 1)):
-                return True
-        if j < len(b) and b[j][0] == "star":
-            if walk(i, j + 1) or (i < len(a) and walk(i + 1, j)):
-                return True
-        if i < len(a) and j < len(b) and a[i][0] != "star" and b[j][0] != "star":
+        a_star = i < len(a) and a[i][0] == "star"
+        b_star = j < len(b) and b[j][0] == "star"
+        if a_star and (walk(i + 1, j) or (j < len(b) and walk(i, j + 1))):
+            return True
+        if b_star and (walk(i, j + 1) or (i < len(a) and walk(i + 1, j))):
+            return True
+        if i < len(a) and j < len(b) and not a_star and not b_star:
             return _one_char_overlap(a[i], b[j]) and walk(i + 1, j + 1)
         return False
 

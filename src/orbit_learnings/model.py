@@ -222,7 +222,9 @@ class _Checker:
         good: list[str] = []
         for position, value in enumerate(values):
             if not isinstance(value, str) or not value.strip():
-                self.add(("scope", key, position), f"scope.{key}[{position}] must be a non-empty string")
+                self.add(
+                    ("scope", key, position), f"scope.{key}[{position}] must be a non-empty string"
+                )
             else:
                 good.append(value.strip())
         return tuple(good)

@@ -91,7 +91,9 @@ def _hit(row: sqlite3.Row) -> Hit:
     )
 
 
-def _rows(conn: sqlite3.Connection, ids: Sequence[str] | None, statuses: Sequence[str]) -> list[Hit]:
+def _rows(
+    conn: sqlite3.Connection, ids: Sequence[str] | None, statuses: Sequence[str]
+) -> list[Hit]:
     marks = ",".join("?" * len(statuses))
     sql = f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
     params: list[Any] = list(statuses)
@@ -103,7 +105,9 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[str] | None, statuses: Sequenc
     return [_hit(r) for r in conn.execute(sql, params)]
 
 
-def resolve_queries(ws: Workspace, raw_paths: Sequence[str], cwd: Path | None = None) -> list[matching.PathQuery]:
+def resolve_queries(
+    ws: Workspace, raw_paths: Sequence[str], cwd: Path | None = None
+) -> list[matching.PathQuery]:
     """Normalise user paths (relative to cwd, absolute, Windows) into match queries."""
     queries = []
     for raw in raw_paths:
@@ -111,6 +115,48 @@ def resolve_queries(ws: Workspace, raw_paths: Sequence[str], cwd: Path | None = 
         is_dir = bool(relative) and not matching.is_glob(relative) and (ws.root / relative).is_dir()
         queries.append(matching.make_query(relative, is_directory=is_dir))
     return queries
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+_GLOBS_BY_STATUS = (
+    "SELECT g.learning_id, g.{column} FROM globs g"
+    " JOIN learnings_index l ON l.id = g.learning_id"
+    " WHERE l.effective_status IN ({statuses})"
+)
+
+
+def _path_hits(
+    conn: sqlite3.Connection, query: matching.PathQuery, statuses: Sequence[str]
+) -> set[str]:
+    """IDs whose globs match a file, or overlap a folder/glob query."""
+    if query.is_pattern:
+        sql = _GLOBS_BY_STATUS.format(column="glob", statuses=_marks(len(statuses)))
+        rows = conn.execute(sql, list(statuses))
+        return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
+    anchors = matching.anchor_candidates(query.text)
+    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=_marks(len(statuses)))
+    sql += f" AND g.anchor IN ({_marks(len(anchors))})"
+    rows = conn.execute(sql, [*statuses, *anchors])
+    return {r[0] for r in rows if matching.path_matches(r[1], query.text)}
+
+
+def _tag_hits(
+    conn: sqlite3.Connection, tags: Sequence[str], statuses: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(id, tag as asked) pairs; tags compare case-insensitively."""
+    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
+    if not folded:
+        return []
+    rows = conn.execute(
+        "SELECT t.learning_id, t.folded FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
+        f" WHERE t.folded IN ({_marks(len(folded))})"
+        f" AND l.effective_status IN ({_marks(len(statuses))})",
+        [*folded, *statuses],
+    )
+    return [(learning_id, folded[tag]) for learning_id, tag in rows]
 
 
 def match_ids(
@@ -121,36 +167,11 @@ def match_ids(
 ) -> dict[str, list[str]]:
     """Learning id -> matched_by labels, for a path OR tag match (spec 3.3)."""
     matched: dict[str, list[str]] = {}
-    status_marks = ",".join("?" * len(statuses))
     for query in queries:
-        if query.is_pattern:
-            rows = conn.execute(
-                "SELECT g.learning_id, g.glob FROM globs g JOIN learnings_index l ON l.id = g.learning_id"
-                f" WHERE l.effective_status IN ({status_marks})",
-                list(statuses),
-            )
-            hits = {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
-        else:
-            anchors = matching.anchor_candidates(query.text)
-            rows = conn.execute(
-                "SELECT g.learning_id, g.regex FROM globs g JOIN learnings_index l ON l.id = g.learning_id"
-                f" WHERE g.anchor IN ({','.join('?' * len(anchors))})"
-                f" AND l.effective_status IN ({status_marks})",
-                [*anchors, *statuses],
-            )
-            hits = {r[0] for r in rows if matching.path_matches(r[1], query.text)}
-        for learning_id in sorted(hits):
+        for learning_id in sorted(_path_hits(conn, query, statuses)):
             _add_label(matched, learning_id, query.label)
-    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
-    if folded:
-        rows = conn.execute(
-            "SELECT t.learning_id, t.folded FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
-            f" WHERE t.folded IN ({','.join('?' * len(folded))})"
-            f" AND l.effective_status IN ({status_marks})",
-            [*folded, *statuses],
-        )
-        for learning_id, tag in rows:
-            _add_label(matched, learning_id, f"tag:{folded[tag]}")
+    for learning_id, tag in _tag_hits(conn, tags, statuses):
+        _add_label(matched, learning_id, f"tag:{tag}")
     return matched
 
 
@@ -239,9 +260,12 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
             broken = [w for w in index.warnings if w.id == learning_id]
             if broken:
                 raise NotFound(f"{learning_id} cannot be read: {broken[0]}")
-            raise NotFound(f"no learning {learning_id}; `orbit learning list --status all` lists them")
+            raise NotFound(
+                f"no learning {learning_id}; `orbit learning list --status all` lists them"
+            )
         votes = index.conn.execute(
-            "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
+            "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ?"
+            " ORDER BY voted_at",
             (learning_id,),
         ).fetchall()
         warnings = [w for w in index.warnings if w.id == learning_id]

@@ -30,7 +30,9 @@ def _parse(stamp: str) -> datetime:
     return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
-def vote_score(voted_at: Iterable[str], now: datetime | None = None, half_life: float | None = None) -> float:
+def vote_score(
+    voted_at: Iterable[str], now: datetime | None = None, half_life: float | None = None
+) -> float:
     """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
     stamps = list(voted_at)
     life = half_life_days() if half_life is None else half_life

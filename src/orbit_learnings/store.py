@@ -87,12 +87,22 @@ def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learn
     if has_conflict_markers(text):
         line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("<<<<<<<"))
         raise ValidationFailed(
-            [Problem(display_path, line, "git conflict markers in learning file", folder_id, "conflict")]
+            [
+                Problem(
+                    display_path,
+                    line,
+                    "git conflict markers in learning file",
+                    folder_id,
+                    "conflict",
+                )
+            ]
         )
     try:
         data = safe_load(text)
     except YamlSyntaxError as exc:
-        raise ValidationFailed([Problem(display_path, exc.line, exc.message, folder_id, "yaml")]) from None
+        raise ValidationFailed(
+            [Problem(display_path, exc.line, exc.message, folder_id, "yaml")]
+        ) from None
     try:
         return model.validate(data, folder_id)
     except model.SchemaError as exc:
@@ -257,7 +267,9 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
         current = read_learning(ws, learning_id)
         paths = list(changes.paths) if changes.paths is not None else list(current.paths)
         tags = list(changes.tags) if changes.tags is not None else list(current.tags)
-        check_content(changes.summary if changes.summary is not None else current.summary, paths, tags)
+        check_content(
+            changes.summary if changes.summary is not None else current.summary, paths, tags
+        )
         return _edit(ws, learning_id, _edits_for(current, changes))
 
 
@@ -304,9 +316,6 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
         raise NotFound(f"no learning {learning_id}") from None
     parse_learning(text, learning_id, ws.relative(path))  # refuse to edit an invalid file
     editor = SurgicalEditor(text)
-    if ("scope",) not in [e.key_path for e in edits] and any(e.key_path[0] == "scope" for e in edits):
-        if not isinstance(editor.doc.get("scope"), dict):
-            editor.set(("scope",), {"paths": [], "tags": []}, "updated_at")
     for edit in [*edits, Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")]:
         editor.set(edit.key_path, edit.value, edit.after)
     learning = parse_learning(editor.text, learning_id, ws.relative(path))

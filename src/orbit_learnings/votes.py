@@ -40,9 +40,7 @@ class Vote:
         )
 
 
-def parse_votes(
-    text: str, learning_id: str, display_path: str
-) -> tuple[list[Vote], list[Problem]]:
+def parse_votes(text: str, learning_id: str, display_path: str) -> tuple[list[Vote], list[Problem]]:
     """Parse every row; return deduplicated votes and a Problem per bad row."""
     earliest: dict[tuple[str, str, str], Vote] = {}
     problems: list[Problem] = []
@@ -71,7 +69,9 @@ def _parse_row(raw: str, learning_id: str) -> Vote:
         if not isinstance(row.get(key), str) or not row[key].strip():
             raise ValueError(f"vote row needs a non-empty string {key!r}")
     if row["learning_id"] != learning_id:
-        raise ValueError(f"vote row names {row['learning_id']}, but the file belongs to {learning_id}")
+        raise ValueError(
+            f"vote row names {row['learning_id']}, but the file belongs to {learning_id}"
+        )
     try:
         voted_at = normalise_ts(row["voted_at"])
     except ValueError:
@@ -79,7 +79,9 @@ def _parse_row(raw: str, learning_id: str) -> Vote:
     return Vote(learning_id, row["voter_model"].strip(), row["task_id"].strip(), voted_at)
 
 
-def read_votes(bundle_dir: Path, learning_id: str, display_path: str) -> tuple[list[Vote], list[Problem]]:
+def read_votes(
+    bundle_dir: Path, learning_id: str, display_path: str
+) -> tuple[list[Vote], list[Problem]]:
     try:
         text = (bundle_dir / VOTES_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -52,7 +52,9 @@ class Workspace:
             return str(path)
 
 
-def find_workspace(root: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Workspace:
+def find_workspace(
+    root: str | os.PathLike[str] | None = None, cwd: Path | None = None
+) -> Workspace:
     """Resolve the workspace: explicit root, then ORBIT_ROOT, then walk up from cwd.
 
     An explicit root must already hold `.orbit/`; guessing a parent instead would

@@ -120,7 +120,9 @@ class SurgicalEditor:
         else:
             column = parent.lc.key(next(iter(parent)))[1] if len(parent) else 0
             sibling = after if after in parent else None
-            position = self._span((*key_path[:-1], sibling))[1] if sibling else self._end_of(key_path[:-1])
+            position = (
+                self._span((*key_path[:-1], sibling))[1] if sibling else self._end_of(key_path[:-1])
+            )
             self._splice(position, position, _render_block(key, value, column))
         self._parse()
 
@@ -178,7 +180,9 @@ def _render_block(key: str, value: Any, column: int) -> list[str]:
     out = io.StringIO()
     _round_trip().dump({key: value}, out)
     pad = " " * column
-    return [pad + line if line.strip() else line for line in out.getvalue().splitlines(keepends=True)]
+    return [
+        pad + line if line.strip() else line for line in out.getvalue().splitlines(keepends=True)
+    ]
 
 
 def dump_new(data: dict[str, Any]) -> str:

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings import store
-from orbit_learnings.errors import LegacyLayoutError, NotFound, OrbitError, UsageError, ValidationFailed
+from orbit_learnings.errors import (
+    LegacyLayoutError,
+    NotFound,
+    OrbitError,
+    UsageError,
+    ValidationFailed,
+)
 from orbit_learnings.model import Evidence
 from orbit_learnings.workspace import Workspace
 
@@ -28,7 +34,14 @@ def test_ids_are_sequential_and_skip_past_the_highest(workspace: Path) -> None:
 
 def test_new_file_has_spec_fields_and_unquoted_timestamps(workspace: Path) -> None:
     ws = Workspace(workspace)
-    add(ws, "Use cents", paths=["billing/**"], tags=["money"], body="Why:\nfloats", evidence=[Evidence("commit", "abc")])
+    add(
+        ws,
+        "Use cents",
+        paths=["billing/**"],
+        tags=["money"],
+        body="Why:\nfloats",
+        evidence=[Evidence("commit", "abc")],
+    )
     text = store.learning_file(ws, "L-0001").read_text()
     assert "schemaVersion: 1\n" in text
     assert "\ncreated_at: 20" in text and "Z\n" in text and "'20" not in text
@@ -55,7 +68,9 @@ def test_add_recreates_a_missing_learnings_folder(workspace: Path) -> None:
         ({"summary": "x", "paths": ["!neg"]}, "invalid scope glob"),
     ],
 )
-def test_add_refuses_bad_content_and_writes_nothing(workspace: Path, kwargs: dict, message: str) -> None:
+def test_add_refuses_bad_content_and_writes_nothing(
+    workspace: Path, kwargs: dict, message: str
+) -> None:
     ws = Workspace(workspace)
     with pytest.raises(OrbitError, match=message):
         store.create_learning(ws, store.NewLearning(**kwargs))
@@ -106,7 +121,9 @@ def test_update_replaces_lists_and_appends_evidence(workspace: Path) -> None:
     updated = store.update_learning(
         ws,
         "L-0001",
-        store.Changes(paths=["b/**"], add_evidence=[Evidence("task", "T-1"), Evidence("commit", "ff")]),
+        store.Changes(
+            paths=["b/**"], add_evidence=[Evidence("task", "T-1"), Evidence("commit", "ff")]
+        ),
     )
     assert updated.paths == ("b/**",)
     assert updated.tags == ("x",)
@@ -214,17 +231,20 @@ def test_upvote_refusals(workspace: Path) -> None:
         store.add_vote(ws, "L-0404", "claude", "T")
     votes = ws.bundle_dir("L-0001") / "votes.jsonl"
     votes.write_text('{"learning_id": "L-0001"\n')
-    with pytest.raises(ValidationFailed, match="votes.jsonl:1"):
+    with pytest.raises(ValidationFailed, match=r"votes\.jsonl:1"):
         store.add_vote(ws, "L-0001", "claude", "T")
     assert votes.read_text() == '{"learning_id": "L-0001"\n'
 
 
-def test_duplicate_vote_rows_from_a_union_merge_count_once_with_earliest_time(workspace: Path) -> None:
+def test_duplicate_vote_rows_from_a_union_merge_count_once_with_earliest_time(
+    workspace: Path,
+) -> None:
     from orbit_learnings.votes import parse_votes
 
     row = {"learning_id": "L-0001", "voter_model": "claude", "task_id": "T"}
     text = "\n".join(
-        json.dumps({**row, "voted_at": ts}) for ts in ("2026-05-02T00:00:00Z", "2026-05-01T00:00:00Z")
+        json.dumps({**row, "voted_at": ts})
+        for ts in ("2026-05-02T00:00:00Z", "2026-05-01T00:00:00Z")
     )
     votes, problems = parse_votes(text, "L-0001", "votes.jsonl")
     assert problems == []

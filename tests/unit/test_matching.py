@@ -83,7 +83,9 @@ def test_anchor_is_the_literal_leading_folder() -> None:
 
 
 segment = st.sampled_from(["a", "b", "src", "x.py", "y.rs", "perf_a.rs", "ab"])
-pattern_segment = st.sampled_from(["a", "b", "src", "*", "*.py", "perf*.rs", "?", "[ab]", "**", "a*"])
+pattern_segment = st.sampled_from(
+    ["a", "b", "src", "*", "*.py", "perf*.rs", "?", "[ab]", "**", "a*"]
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -10,7 +10,6 @@ import sys
 from typing import Annotated
 
 import typer
-
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
@@ -50,9 +49,13 @@ def _version(value: bool) -> None:
 def main_callback(
     root: Annotated[
         str | None,
-        typer.Option("--root", help="Workspace folder holding .orbit/ (overrides ORBIT_ROOT).", metavar="DIR"),
+        typer.Option(
+            "--root", help="Workspace folder holding .orbit/ (overrides ORBIT_ROOT).", metavar="DIR"
+        ),
     ] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,

@@ -34,7 +34,9 @@ PathOpt = Annotated[
     list[str] | None,
     typer.Option("--path", "-p", help="A file, folder or glob (repeatable).", metavar="PATH"),
 ]
-TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).", metavar="TAG")]
+TagOpt = Annotated[
+    list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).", metavar="TAG")
+]
 StatusOpt = Annotated[
     str,
     typer.Option("--status", help="active, superseded, archived or all.", metavar="STATUS"),
@@ -42,7 +44,9 @@ StatusOpt = Annotated[
 LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most N results.")]
 EvidenceOpt = Annotated[
     list[str] | None,
-    typer.Option("--evidence", "-e", help="task=ID or commit=SHA (repeatable).", metavar="KIND=REF"),
+    typer.Option(
+        "--evidence", "-e", help="task=ID or commit=SHA (repeatable).", metavar="KIND=REF"
+    ),
 ]
 
 
@@ -85,7 +89,9 @@ def init_command(
 ) -> None:
     """Create .orbit/ in the current folder (or --root). Safe to run twice.
 
-    Example: orbit init
+    \b
+    Example:
+      orbit init
     """
     root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
     report = store.init_store(root)
@@ -106,20 +112,26 @@ def add_command(
     scope: Annotated[
         list[str] | None, typer.Option("--scope", help="paths=a,b or tags=x,y (spec form).")
     ] = None,
-    body: Annotated[str | None, typer.Option("--body", "-b", help="Longer explanation (markdown).")] = None,
+    body: Annotated[
+        str | None, typer.Option("--body", "-b", help="Longer explanation (markdown).")
+    ] = None,
     body_file: Annotated[
         Path | None, typer.Option("--body-file", help="Read the body from FILE ('-' for stdin).")
     ] = None,
     evidence: EvidenceOpt = None,
     priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
     created_by: Annotated[
-        str | None, typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user).")
+        str | None,
+        typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user)."),
     ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Record a new learning and print its ID.
 
-    Example: orbit learning add --summary "Run migrations in a transaction" --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
+    \b
+    Example:
+      orbit learning add --summary "Run migrations in a transaction" \\
+        --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
     """
     ws = STATE.workspace()
     scope_paths, scope_tags = _scope(scope)
@@ -151,11 +163,15 @@ def list_command(
 ) -> None:
     """List learnings, optionally those whose scope matches a path, folder, glob or tag.
 
-    Examples: orbit learning list --path src/db/migrate.py --json ;
-    orbit learning list --path 'crates/**' --tag performance
+    \b
+    Examples:
+      orbit learning list --path src/db/migrate.py --json
+      orbit learning list --path 'crates/**' --tag performance
     """
     ws = STATE.workspace()
-    result = queries.list_learnings(ws, paths=path or [], tags=tag or [], status=status, limit=limit)
+    result = queries.list_learnings(
+        ws, paths=path or [], tags=tag or [], status=status, limit=limit
+    )
     warn_problems(result.warnings)
     if json_out:
         emit_json(result.to_dict())
@@ -170,7 +186,9 @@ def show_command(
 ) -> None:
     """Show one learning in full, with its vote count.
 
-    Example: orbit learning show L-0001
+    \b
+    Example:
+      orbit learning show L-0001
     """
     detail = queries.show_learning(STATE.workspace(), learning_id.strip())
     warn_problems(detail.warnings)
@@ -189,7 +207,9 @@ def update_command(
     path: Annotated[
         list[str] | None, typer.Option("--path", "-p", help="Replaces the path list (repeatable).")
     ] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Replaces the tag list.")] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", "-t", help="Replaces the tag list.")
+    ] = None,
     priority: Annotated[int | None, typer.Option("--priority")] = None,
     evidence: Annotated[
         list[str] | None, typer.Option("--evidence", "-e", help="Adds evidence (repeatable).")
@@ -198,7 +218,9 @@ def update_command(
 ) -> None:
     """Change fields of a learning; comments and unknown keys in the file are kept.
 
-    Example: orbit learning update L-0003 --tag database --tag migrations
+    \b
+    Example:
+      orbit learning update L-0003 --tag database --tag migrations
     """
     ws = STATE.workspace()
     learning = store.update_learning(
@@ -222,12 +244,16 @@ def update_command(
 @app.command("supersede")
 def supersede_command(
     old_id: Annotated[str, typer.Argument(metavar="OLD")],
-    new_id: Annotated[str, typer.Option("--with", "-w", metavar="NEW", help="The replacing learning.")],
+    new_id: Annotated[
+        str, typer.Option("--with", "-w", metavar="NEW", help="The replacing learning.")
+    ],
     json_out: JsonFlag = False,
 ) -> None:
     """Mark OLD as replaced by NEW; both files change together.
 
-    Example: orbit learning supersede L-0001 --with L-0042
+    \b
+    Example:
+      orbit learning supersede L-0001 --with L-0042
     """
     old, new = store.supersede(STATE.workspace(), old_id.strip(), new_id.strip())
     if json_out:
@@ -238,14 +264,18 @@ def supersede_command(
 
 @app.command("upvote")
 def upvote_command(
-    learning_id: Annotated[str, typer.Option("--id", metavar="ID", help="The learning to re-validate.")],
+    learning_id: Annotated[
+        str, typer.Option("--id", metavar="ID", help="The learning to re-validate.")
+    ],
     model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],
     task: Annotated[str, typer.Option("--task", help="Task the learning helped with (required).")],
     json_out: JsonFlag = False,
 ) -> None:
     """Record that a learning was load-bearing again in a new task (idempotent).
 
-    Example: orbit learning upvote --id L-0001 --model claude --task ORB-00095
+    \b
+    Example:
+      orbit learning upvote --id L-0001 --model claude --task ORB-00095
     """
     summary = store.add_vote(STATE.workspace(), learning_id.strip(), model_name, task)
     if json_out:
@@ -265,7 +295,9 @@ def search_command(
 ) -> None:
     """Full-text search over summaries, bodies and tags.
 
-    Example: orbit learning search "flaky test retry" --limit 5
+    \b
+    Example:
+      orbit learning search "flaky test retry" --limit 5
     """
     _search_text(" ".join(text), tag, status, all_statuses, limit, json_out)
 
@@ -274,7 +306,12 @@ def _search_text(
     text: str, tag: list[str] | None, status: str, all_statuses: bool, limit: int, json_out: bool
 ) -> None:
     result = queries.search_text(
-        STATE.workspace(), text, tags=tag or [], status=status, include_all=all_statuses, limit=limit
+        STATE.workspace(),
+        text,
+        tags=tag or [],
+        status=status,
+        include_all=all_statuses,
+        limit=limit,
     )
     warn_problems(result.warnings)
     if json_out:
@@ -285,7 +322,9 @@ def _search_text(
 
 def unified_search_command(
     words: Annotated[list[str], typer.Argument(metavar="TEXT... | path PATH")],
-    kind: Annotated[str, typer.Option("--kind", help="What to search; only 'learning' exists.")] = "learning",
+    kind: Annotated[
+        str, typer.Option("--kind", help="What to search; only 'learning' exists.")
+    ] = "learning",
     tag: TagOpt = None,
     status: StatusOpt = "active",
     all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
@@ -294,15 +333,19 @@ def unified_search_command(
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
 
-    Examples: orbit search "migration lock" --kind learning ;
-    orbit search path src/db/migrate.py --kind learning
+    \b
+    Examples:
+      orbit search "migration lock" --kind learning
+      orbit search path src/db/migrate.py --kind learning
     """
     if kind != "learning":
         raise UsageError(f"unknown --kind {kind!r}; only 'learning' is searchable")
     if len(words) >= 2 and words[0] == "path":
         statuses = "all" if all_statuses else status
         ws = STATE.workspace()
-        result = queries.list_learnings(ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit)
+        result = queries.list_learnings(
+            ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit
+        )
         warn_problems(result.warnings)
         if json_out:
             emit_json(result.to_dict())
@@ -316,7 +359,9 @@ def unified_search_command(
 def sync_command(json_out: JsonFlag = False) -> None:
     """Rebuild the index from the files, failing on any invalid record or vote row.
 
-    Example: orbit learning sync
+    \b
+    Example:
+      orbit learning sync
     """
     from orbit_learnings.index import sync
 
@@ -325,14 +370,19 @@ def sync_command(json_out: JsonFlag = False) -> None:
         emit_json(report.to_dict())
         return
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(report.by_status.items())) or "empty"
-    info(f"Indexed {report.learnings} learning(s) ({statuses}), {report.votes} vote(s) in {report.seconds:.2f}s")
+    info(
+        f"Indexed {report.learnings} learning(s) ({statuses}), "
+        f"{report.votes} vote(s) in {report.seconds:.2f}s"
+    )
 
 
 @app.command("migrate-layout")
 def migrate_layout_command(json_out: JsonFlag = False) -> None:
     """Move legacy flat files (.orbit/learnings/<id>.yaml) into bundles. One-way, idempotent.
 
-    Example: orbit learning migrate-layout
+    \b
+    Example:
+      orbit learning migrate-layout
     """
     moves = store.migrate_layout(STATE.workspace())
     if json_out:
@@ -340,4 +390,8 @@ def migrate_layout_command(json_out: JsonFlag = False) -> None:
         return
     for move in moves:
         info(f"moved {move.source} -> {move.destination}")
-    info(f"Moved {len(moves)} file(s)." if moves else "Nothing to migrate: the store already uses bundles.")
+    info(
+        f"Moved {len(moves)} file(s)."
+        if moves
+        else "Nothing to migrate: the store already uses bundles."
+    )

@@ -46,7 +46,9 @@ def _console() -> Any:
     return Console(highlight=False)
 
 
-def render_hits(hits: Sequence[Any], *, show_score: bool = False, empty: str = "No learnings found.") -> None:
+def render_hits(
+    hits: Sequence[Any], *, show_score: bool = False, empty: str = "No learnings found."
+) -> None:
     if not hits:
         sys.stderr.write(empty + "\n")
         return
@@ -66,7 +68,9 @@ def render_hits(hits: Sequence[Any], *, show_score: bool = False, empty: str = "
         table.add_column("Score", justify="right")
     for hit in hits:
         scope = ", ".join([*hit.paths, *(f"#{t}" for t in hit.tags)])
-        summary = hit.summary if hit.status == "active" else f"[dim]({hit.status})[/dim] {hit.summary}"
+        summary = (
+            hit.summary if hit.status == "active" else f"[dim]({hit.status})[/dim] {hit.summary}"
+        )
         cells = [hit.id, summary, scope, str(hit.vote_count)]
         if show_score:
             cells.append(f"{hit.score:.3f}")
@@ -76,10 +80,18 @@ def render_hits(hits: Sequence[Any], *, show_score: bool = False, empty: str = "
 
 def render_record(record: dict[str, Any]) -> None:
     lines = [
-        ("status", record["status"] + (f" (by {record['superseded_by']})" if record.get("superseded_by") else "")),
+        (
+            "status",
+            record["status"]
+            + (f" (by {record['superseded_by']})" if record.get("superseded_by") else ""),
+        ),
         ("paths", ", ".join(record["scope"]["paths"]) or "-"),
         ("tags", ", ".join(record["scope"]["tags"]) or "-"),
-        ("votes", f"{record['vote_count']}" + (f", last {record['last_voted_at']}" if record["last_voted_at"] else "")),
+        (
+            "votes",
+            f"{record['vote_count']}"
+            + (f", last {record['last_voted_at']}" if record["last_voted_at"] else ""),
+        ),
         ("priority", str(record.get("priority", 0))),
         ("created", f"{record['created_at']} by {record.get('created_by') or 'unknown'}"),
         ("updated", record["updated_at"]),
@@ -106,6 +118,12 @@ def render_record(record: dict[str, Any]) -> None:
     for key, value in lines:
         grid.add_row(key, Text(value))
     console = _console()
-    console.print(Panel(grid, title=f"[cyan]{record['id']}[/cyan]  {Text(record['summary']).markup}", title_align="left"))
+    console.print(
+        Panel(
+            grid,
+            title=f"[cyan]{record['id']}[/cyan]  {Text(record['summary']).markup}",
+            title_align="left",
+        )
+    )
     if record.get("body"):
         console.print(Markdown(record["body"]))

@@ -1,0 +1,222 @@
+"""The SQLite index: self-healing freshness, strict sync, and never a stale answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings import index, queries, store
+from orbit_learnings.errors import LegacyLayoutError, ValidationFailed
+from orbit_learnings.workspace import Workspace
+from tests.conftest import git
+
+
+def add(
+    ws: Workspace,
+    summary: str = "Lesson",
+    paths: tuple[str, ...] = ("src/**",),
+    tags: tuple[str, ...] = (),
+) -> str:
+    return store.create_learning(ws, store.NewLearning(summary=summary, paths=paths, tags=tags)).id
+
+
+def ids(result: queries.Result) -> list[str]:
+    return [h.id for h in result.hits]
+
+
+def test_first_read_builds_the_index_and_deleting_it_is_safe(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    assert ids(queries.list_learnings(ws)) == ["L-0001"]
+    assert ws.index_path.exists()
+    ws.index_path.unlink()
+    assert ids(queries.list_learnings(ws)) == ["L-0001"]
+
+
+def test_a_corrupt_index_file_is_rebuilt(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    ws.state_dir.mkdir(exist_ok=True)
+    ws.index_path.write_bytes(b"this is not sqlite at all" * 100)
+    assert ids(queries.list_learnings(ws)) == ["L-0001"]
+
+
+def test_hand_edit_is_seen_without_sync_even_within_one_timestamp_tick(workspace: Path) -> None:
+    """The racy case: a rewrite with identical size and mtime must still be noticed."""
+    ws = Workspace(workspace)
+    add(ws, "alpha")
+    assert queries.list_learnings(ws).hits[0].summary == "alpha"
+    path = store.learning_file(ws, "L-0001")
+    before = path.stat()
+    path.write_text(path.read_text().replace("alpha", "omega"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size, same mtime
+    assert queries.list_learnings(ws).hits[0].summary == "omega"
+
+
+def test_new_and_removed_bundles_and_votes_are_noticed(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws), add(ws)
+    assert (
+        ids(queries.list_learnings(ws)) == ["L-0002", "L-0001"]
+        or len(ids(queries.list_learnings(ws))) == 2
+    )
+    import shutil
+
+    shutil.rmtree(ws.bundle_dir("L-0002"))
+    assert ids(queries.list_learnings(ws)) == ["L-0001"]
+    votes = ws.bundle_dir("L-0001") / "votes.jsonl"
+    votes.write_text(
+        json.dumps(
+            {
+                "learning_id": "L-0001",
+                "voter_model": "m",
+                "voted_at": "2026-01-01T00:00:00Z",
+                "task_id": "T",
+            }
+        )
+        + "\n"
+    )
+    assert queries.list_learnings(ws).hits[0].vote_count == 1
+
+
+def test_git_checkout_that_changes_a_yaml_is_seen_by_the_next_list(git_repo: Path) -> None:
+    ws = Workspace(git_repo)
+    add(ws, "version one", paths=("api/**",))
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "one")
+    git(git_repo, "checkout", "-qb", "feature")
+    store.update_learning(ws, "L-0001", store.Changes(summary="version two", paths=["web/**"]))
+    git(git_repo, "commit", "-qam", "two")
+    assert ids(queries.list_learnings(ws, paths=["web/app.ts"])) == ["L-0001"]
+    git(git_repo, "checkout", "-q", "main")
+    assert queries.list_learnings(ws).hits[0].summary == "version one"
+    assert ids(queries.list_learnings(ws, paths=["web/app.ts"])) == []
+    assert ids(queries.list_learnings(ws, paths=["api/x.py"])) == ["L-0001"]
+
+
+def test_reads_skip_a_bad_record_with_a_warning(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws), add(ws)
+    store.learning_file(ws, "L-0002").write_text("id: L-0002\nsummary: [oops\n")
+    result = queries.list_learnings(ws)
+    assert ids(result) == ["L-0001"]
+    assert [w.file for w in result.warnings] == [".orbit/learnings/L-0002/learning.yaml"]
+
+
+def test_sync_fails_on_an_invalid_votes_row_with_file_and_line(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    store.add_vote(ws, "L-0001", "claude", "T-1")
+    votes = ws.bundle_dir("L-0001") / "votes.jsonl"
+    votes.write_text(votes.read_text() + "not json\n")
+    with pytest.raises(ValidationFailed) as caught:
+        index.sync(ws)
+    assert str(caught.value.problems[0]).startswith(".orbit/learnings/L-0001/votes.jsonl:2: ")
+
+
+def test_failing_sync_leaves_the_previous_index_in_place(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws, "kept")
+    report = index.sync(ws)
+    assert report.learnings == 1
+    before = ws.index_path.read_bytes()
+    (ws.bundle_dir("L-0002")).mkdir()
+    (ws.bundle_dir("L-0002") / "learning.yaml").write_text("id: L-0003\n")
+    with pytest.raises(ValidationFailed):
+        index.sync(ws)
+    assert ws.index_path.read_bytes() == before
+    assert not [p for p in ws.state_dir.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("id: L-0001\nsummary: [oops\n", "invalid YAML"),
+        ("id: L-0009\nschemaVersion: 1\n", "disagrees with its folder"),
+        ("- just\n- a list\n", "must be a YAML mapping"),
+        ("<<<<<<< HEAD\nid: L-0001\n=======\nid: L-0001\n>>>>>>> other\n", "conflict markers"),
+    ],
+)
+def test_sync_names_the_problem(workspace: Path, text: str, fragment: str) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    store.learning_file(ws, "L-0001").write_text(text)
+    with pytest.raises(ValidationFailed, match=fragment):
+        index.sync(ws)
+
+
+def test_schema_problems_point_at_the_offending_line(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    path = store.learning_file(ws, "L-0001")
+    path.write_text(path.read_text().replace("priority: 0", "priority: high"))
+    with pytest.raises(ValidationFailed) as caught:
+        index.sync(ws)
+    line = path.read_text().splitlines().index("priority: high") + 1
+    assert (
+        str(caught.value.problems[0])
+        == f".orbit/learnings/L-0001/learning.yaml:{line}: priority must be an integer"
+    )
+
+
+def test_legacy_layout_is_refused_on_read(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    (ws.learnings_dir / "L-0001.yaml").write_text("id: L-0001\n")
+    with pytest.raises(LegacyLayoutError, match="orbit learning migrate-layout"):
+        queries.list_learnings(ws)
+
+
+def test_one_sided_supersede_link_hides_the_old_record(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws), add(ws)
+    path = store.learning_file(ws, "L-0002")
+    path.write_text(path.read_text().replace("supersedes: null", "supersedes: L-0001"))
+    assert ids(queries.list_learnings(ws)) == ["L-0002"]
+    detail = queries.show_learning(ws, "L-0001")
+    assert (detail.record["status"], detail.record["superseded_by"]) == ("superseded", "L-0002")
+
+
+def test_index_never_writes_the_yaml_files(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws)
+    snapshot = {p: p.read_bytes() for p in ws.learnings_dir.rglob("*") if p.is_file()}
+    queries.list_learnings(ws)
+    index.sync(ws)
+    assert snapshot == {p: p.read_bytes() for p in ws.learnings_dir.rglob("*") if p.is_file()}
+
+
+def test_index_mirrors_the_spec_table(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws, tags=("perf",))
+    index.sync(ws)
+    conn = sqlite3.connect(ws.index_path)
+    row = conn.execute("SELECT id, status, paths, tags, summary FROM learnings_index").fetchone()
+    assert row == ("L-0001", "active", '["src/**"]', '["perf"]', "Lesson")
+
+
+def test_ranking_uses_votes_then_priority(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = Workspace(workspace)
+    add(ws, "a"), add(ws, "b"), add(ws, "c")
+    store.update_learning(ws, "L-0002", store.Changes(priority=5))
+    store.add_vote(ws, "L-0003", "claude", "T-1")
+    assert ids(queries.list_learnings(ws)) == ["L-0003", "L-0002", "L-0001"]
+    monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")
+    assert ids(queries.list_learnings(ws))[0] == "L-0003"
+
+
+def test_path_or_tag_match_with_matched_by(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws, "perf", paths=("crates/orbit-engine/**/perf*.rs",), tags=("performance",))
+    add(ws, "tags only", paths=(), tags=("Benchmarking",))
+    result = queries.list_learnings(
+        ws, paths=["crates/orbit-engine/src/perf_stats.rs"], tags=["performance", "benchmarking"]
+    )
+    by_id = {h.id: h.matched_by for h in result.hits}
+    assert by_id == {
+        "L-0001": ["path:crates/orbit-engine/src/perf_stats.rs", "tag:performance"],
+        "L-0002": ["tag:benchmarking"],
+    }
