@@ -13,12 +13,14 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m compileall -q src  # editable installs skip bytecode; hot commands want it
 	touch $(STAMP)
 
 demo: $(STAMP)
 	@bash scripts/demo.sh $(DEMO)
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests scripts
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

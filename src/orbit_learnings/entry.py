@@ -1,18 +1,124 @@
-"""Console-script target for `orbit`.
+"""Console-script target for `orbit`, with a lean dispatch for the hot commands.
 
-Kept tiny so that a future lean dispatch for the hot commands can answer
-before Typer and rich are ever imported.
+Agent hooks run `orbit learning list --path P --json` on every file an agent
+touches. Typer and rich cost several times Python's own start-up, so the hot
+commands are recognised here with a tiny hand-written parser and answered
+through the same core and rendering functions the Typer commands call. Anything
+the lean parser does not fully understand (help, unknown options, a terminal
+that wants a rich table) falls through to the full CLI, so behaviour never
+differs — only speed does.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+_FALLBACK = None
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    code = _lean(args)
+    if code is not _FALLBACK:
+        return code
     from orbit_learnings.cli.app import run
 
-    return run(sys.argv[1:] if argv is None else argv)
+    return run(args)
+
+
+def _lean(args: list[str]) -> int | None:
+    root, rest = _split_root(args)
+    if rest is None or len(rest) < 2:
+        return _FALLBACK
+    if rest[:2] == ["learning", "list"]:
+        options = _parse(
+            rest[2:],
+            valued={
+                "--path": "path",
+                "-p": "path",
+                "--tag": "tag",
+                "-t": "tag",
+                "--status": "status",
+                "--limit": "limit",
+                "-n": "limit",
+            },
+            flags={"--json": "json"},
+        )
+        if options is None or not (options.get("json") or not sys.stdout.isatty()):
+            return _FALLBACK
+        return _guarded(lambda: _list(root, options))
+    return _FALLBACK
+
+
+def _split_root(args: list[str]) -> tuple[str | None, list[str] | None]:
+    """Peel the one global option the lean path supports; anything else falls back."""
+    if args[:1] == ["--root"] and len(args) >= 2:
+        return args[1], args[2:]
+    if args[:1] and args[0].startswith("--root="):
+        return args[0].split("=", 1)[1], args[1:]
+    if args[:1] and args[0].startswith("-"):
+        return None, None
+    return None, args
+
+
+def _parse(
+    args: list[str], valued: dict[str, str], flags: dict[str, str]
+) -> dict[str, object] | None:
+    """Repeatable `--opt VALUE` / `--opt=VALUE` options and flags; None means "not for us"."""
+    options: dict[str, object] = {}
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        name, eq, inline = arg.partition("=")
+        if arg in flags:
+            options[flags[arg]] = True
+        elif name in valued and (eq or position + 1 < len(args)):
+            value = inline if eq else args[position + 1]
+            position += 0 if eq else 1
+            bucket = options.setdefault(valued[name], [])
+            assert isinstance(bucket, list)
+            bucket.append(value)
+        else:
+            return None
+        position += 1
+    return options
+
+
+def _single(options: dict[str, object], key: str) -> str | None:
+    values = options.get(key)
+    return values[-1] if isinstance(values, list) and values else None
+
+
+def _list(root: str | None, options: dict[str, object]) -> int:
+    from orbit_learnings import queries
+    from orbit_learnings.cli.output import render_list
+    from orbit_learnings.errors import UsageError
+    from orbit_learnings.workspace import find_workspace
+
+    limit_text = _single(options, "limit")
+    if limit_text is not None and (not limit_text.isdigit() or int(limit_text) < 1):
+        raise UsageError(f"invalid value for --limit: {limit_text!r} is not a positive integer")
+    result = queries.list_learnings(
+        find_workspace(root),
+        paths=list(options.get("path") or []),  # type: ignore[call-overload]
+        tags=list(options.get("tag") or []),  # type: ignore[call-overload]
+        status=_single(options, "status") or "active",
+        limit=int(limit_text) if limit_text else None,
+    )
+    render_list(result, bool(options.get("json")))
+    return 0
+
+
+def _guarded(action: object) -> int:
+    from orbit_learnings.cli.output import report_failure
+
+    try:
+        return action()  # type: ignore[operator,no-any-return]
+    except BaseException as exc:
+        if isinstance(exc, SystemExit):
+            raise
+        return report_failure(exc, bool(os.environ.get("ORBIT_DEBUG")))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,8 +6,6 @@ never have to guess how serious a failure is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 
 class OrbitError(Exception):
     """A known, user-facing failure: one clear line, exit code 1."""
@@ -37,18 +35,47 @@ class LegacyLayoutError(OrbitError):
     """The store still uses the pre-bundle flat layout."""
 
 
-@dataclass(frozen=True)
 class Problem:
-    """One validation finding, located as precisely as we can (`file:line`)."""
+    """One validation finding, located as precisely as we can (`file:line`).
 
-    file: str
-    line: int
-    message: str
-    id: str | None = None
-    kind: str = "schema"
+    A plain class rather than a dataclass: this module is on the hot path, and
+    importing dataclasses costs more than the whole index lookup.
+    """
+
+    __slots__ = ("file", "id", "kind", "line", "message")
+
+    def __init__(
+        self, file: str, line: int, message: str, id: str | None = None, kind: str = "schema"
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.message = message
+        self.id = id
+        self.kind = kind
+
+    def _key(self) -> tuple[str, int, str, str | None, str]:
+        return (self.file, self.line, self.message, self.id, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Problem({self.file!r}, {self.line}, {self.message!r}, {self.id!r}, {self.kind!r})"
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "id": self.id,
+            "kind": self.kind,
+            "message": self.message,
+        }
 
 
 class ValidationFailed(OrbitError):

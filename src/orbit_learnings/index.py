@@ -12,18 +12,23 @@ bundle actually changed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from orbit_learnings.errors import LegacyLayoutError, Problem, ValidationFailed
 from orbit_learnings.workspace import Workspace
+
+try:  # the C module behind hashlib.blake2b, without hashlib's OpenSSL start-up cost
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INDEX_SCHEMA_VERSION = "3"
 LEARNING_FILE = "learning.yaml"
@@ -72,20 +77,22 @@ CREATE VIRTUAL TABLE learnings_fts USING fts5(
 """
 
 
-@dataclass
 class Scan:
     """What is on disk right now, as cheap stat signatures per bundle folder."""
 
-    signatures: dict[str, str]
-    started_ns: int
-    legacy: list[str] = field(default_factory=list)
+    __slots__ = ("legacy", "signatures", "started_ns")
+
+    def __init__(
+        self, signatures: dict[str, str], started_ns: int, legacy: list[str] | None = None
+    ) -> None:
+        self.signatures = signatures
+        self.started_ns = started_ns
+        self.legacy = legacy or []
 
     def fingerprint(self, stored: dict[str, str] | None = None) -> str:
         source = stored if stored is not None else self.signatures
-        digest = hashlib.sha1(usedforsecurity=False)
-        for folder in sorted(source):
-            digest.update(f"{folder}={source[folder]}\n".encode())
-        return digest.hexdigest()
+        text = "".join(f"{folder}={source[folder]}\n" for folder in sorted(source))
+        return blake2b(text.encode(), digest_size=20).hexdigest()
 
     def storable(self) -> dict[str, str]:
         """Signatures to persist; racy ones are poisoned so the next read re-parses them."""
@@ -114,7 +121,7 @@ def scan(ws: Workspace) -> Scan:
     started = time.time_ns()
     signatures: dict[str, str] = {}
     legacy: list[str] = []
-    folder = str(ws.learnings_dir)
+    folder = ws.learnings_path
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -142,8 +149,8 @@ def scan(ws: Workspace) -> Scan:
 # --- connection and schema ---------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+def _connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    conn = sqlite3.connect(os.fspath(path), timeout=30.0, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA busy_timeout = 30000")
     return conn
@@ -166,9 +173,9 @@ def _meta(conn: sqlite3.Connection, key: str) -> str | None:
 
 def _open_usable(ws: Workspace) -> sqlite3.Connection:
     """Open the index, recreating it when missing, corrupt or of an older schema."""
-    ws.state_dir.mkdir(parents=True, exist_ok=True)
-    path = ws.index_path
-    if path.exists():
+    os.makedirs(ws.state_path, exist_ok=True)
+    path = ws.index_file
+    if os.path.exists(path):
         conn = _connect(path)
         if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
             return conn
@@ -182,12 +189,16 @@ def _open_usable(ws: Workspace) -> sqlite3.Connection:
 # --- loading bundles ---------------------------------------------------------
 
 
-@dataclass
 class Loaded:
-    folder: str
-    record: Any | None  # model.Learning
-    votes: list[Any]
-    problems: list[Problem]
+    """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
+
+    __slots__ = ("folder", "problems", "record", "votes")
+
+    def __init__(self, folder: str, record: Any, votes: list[Any], problems: list[Problem]) -> None:
+        self.folder = folder
+        self.record = record
+        self.votes = votes
+        self.problems = problems
 
 
 def _load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -357,7 +368,7 @@ def _build_file_atomically(ws: Workspace, strict: bool) -> list[Problem]:
         conn.close()
         if strict and problems:
             raise ValidationFailed(problems)
-        os.replace(tmp, ws.index_path)
+        os.replace(tmp, ws.index_file)
     finally:
         conn.close()
         with contextlib.suppress(FileNotFoundError):
@@ -412,12 +423,14 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
         raise
 
 
-@dataclass
 class Index:
     """An open, fresh index plus the problems readers should warn about."""
 
-    conn: sqlite3.Connection
-    warnings: list[Problem]
+    __slots__ = ("conn", "warnings")
+
+    def __init__(self, conn: sqlite3.Connection, warnings: list[Problem]) -> None:
+        self.conn = conn
+        self.warnings = warnings
 
     def close(self) -> None:
         self.conn.close()
@@ -445,7 +458,7 @@ def sync(ws: Workspace) -> SyncReport:
     """
     started = time.perf_counter()
     _build_file_atomically(ws, strict=True)
-    conn = _connect(ws.index_path)
+    conn = _connect(ws.index_file)
     try:
         counts = dict(
             conn.execute(
@@ -463,12 +476,16 @@ def sync(ws: Workspace) -> SyncReport:
     )
 
 
-@dataclass(frozen=True)
 class SyncReport:
-    learnings: int
-    by_status: dict[str, int]
-    votes: int
-    seconds: float
+    __slots__ = ("by_status", "learnings", "seconds", "votes")
+
+    def __init__(
+        self, learnings: int, by_status: dict[str, int], votes: int, seconds: float
+    ) -> None:
+        self.learnings = learnings
+        self.by_status = by_status
+        self.votes = votes
+        self.seconds = seconds
 
     def to_dict(self) -> dict[str, Any]:
         return {

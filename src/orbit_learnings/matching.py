@@ -11,7 +11,6 @@ compiled regexes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 GLOB_CHARS = frozenset("*?[")
@@ -20,13 +19,18 @@ ANY_SEGMENTS = "**"  # zero or more whole path segments
 Segment = str  # one path segment pattern, or "**"
 
 
-@dataclass(frozen=True)
 class PathQuery:
     """A normalised `--path` argument: a concrete file, or a glob/folder to overlap with."""
 
-    text: str
-    is_pattern: bool
-    segments: tuple[Segment, ...]
+    __slots__ = ("is_pattern", "segments", "text")
+
+    def __init__(self, text: str, is_pattern: bool, segments: tuple[Segment, ...]) -> None:
+        self.text = text
+        self.is_pattern = is_pattern
+        self.segments = segments
+
+    def __repr__(self) -> str:
+        return f"PathQuery({self.text!r}, {self.is_pattern}, {self.segments!r})"
 
     @property
     def label(self) -> str:
@@ -118,11 +122,17 @@ def _segments_overlap(a: tuple[Segment, ...], b: tuple[Segment, ...]) -> bool:
 _Token = tuple[str, object]  # ("lit", ch) | ("any", None) | ("star", None) | ("class", CharClass)
 
 
-@dataclass(frozen=True)
 class CharClass:
-    negated: bool
-    chars: frozenset[str]
-    ranges: tuple[tuple[str, str], ...]
+    """A `[...]` set inside a glob segment."""
+
+    __slots__ = ("chars", "negated", "ranges")
+
+    def __init__(
+        self, negated: bool, chars: frozenset[str], ranges: tuple[tuple[str, str], ...]
+    ) -> None:
+        self.negated = negated
+        self.chars = chars
+        self.ranges = ranges
 
     def contains(self, ch: str) -> bool:
         inside = ch in self.chars or any(lo <= ch <= hi for lo, hi in self.ranges)

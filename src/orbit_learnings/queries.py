@@ -8,16 +8,19 @@ index bring itself up to date with the files.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from orbit_learnings import matching, ranking
 from orbit_learnings.errors import NotFound, Problem, UsageError
 from orbit_learnings.index import open_fresh
 from orbit_learnings.workspace import Workspace, to_repo_relative
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
+    from pathlib import Path
+    from typing import Any
 
 STATUS_CHOICES = ("active", "superseded", "archived", "all")
 _COLUMNS = (
@@ -27,19 +30,46 @@ _COLUMNS = (
 )
 
 
-@dataclass
 class Hit:
-    id: str
-    summary: str
-    tags: list[str]
-    paths: list[str]
-    status: str
-    updated_at: str
-    priority: int
-    vote_count: int
-    vote_score: float
-    matched_by: list[str] = field(default_factory=list)
-    score: float | None = None
+    """One learning in a result list: what every adapter renders."""
+
+    __slots__ = (
+        "id",
+        "matched_by",
+        "paths",
+        "priority",
+        "score",
+        "status",
+        "summary",
+        "tags",
+        "updated_at",
+        "vote_count",
+        "vote_score",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        summary: str,
+        tags: list[str],
+        paths: list[str],
+        status: str,
+        updated_at: str,
+        priority: int,
+        vote_count: int,
+        vote_score: float,
+    ) -> None:
+        self.id = id
+        self.summary = summary
+        self.tags = tags
+        self.paths = paths
+        self.status = status
+        self.updated_at = updated_at
+        self.priority = priority
+        self.vote_count = vote_count
+        self.vote_score = vote_score
+        self.matched_by: list[str] = []
+        self.score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -57,10 +87,12 @@ class Hit:
         return data
 
 
-@dataclass
 class Result:
-    hits: list[Hit]
-    warnings: list[Problem]
+    __slots__ = ("hits", "warnings")
+
+    def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
+        self.hits = hits
+        self.warnings = warnings
 
     def to_dict(self) -> dict[str, Any]:
         return {"results": [h.to_dict() for h in self.hits]}
@@ -112,7 +144,11 @@ def resolve_queries(
     queries = []
     for raw in raw_paths:
         relative = to_repo_relative(ws, raw, cwd)
-        is_dir = bool(relative) and not matching.is_glob(relative) and (ws.root / relative).is_dir()
+        is_dir = (
+            bool(relative)
+            and not matching.is_glob(relative)
+            and os.path.isdir(os.path.join(ws.root_dir, relative))
+        )
         queries.append(matching.make_query(relative, is_directory=is_dir))
     return queries
 
@@ -242,10 +278,12 @@ def search_text(
     return Result(hits[:limit] if limit is not None else hits, warnings)
 
 
-@dataclass
 class Detail:
-    record: dict[str, Any]
-    warnings: list[Problem]
+    __slots__ = ("record", "warnings")
+
+    def __init__(self, record: dict[str, Any], warnings: list[Problem]) -> None:
+        self.record = record
+        self.warnings = warnings
 
 
 def show_learning(ws: Workspace, learning_id: str) -> Detail:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Protocol, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_HALF_LIFE_DAYS = 180.0
 HALF_LIFE_ENV = "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS"
@@ -46,22 +49,11 @@ def vote_score(
     return total
 
 
-class Rankable(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def vote_score(self) -> float: ...
-    @property
-    def priority(self) -> int: ...
-    @property
-    def updated_at(self) -> str: ...
+def rank(items: Sequence[Any]) -> list[Any]:
+    """Stable multi-key sort: votes desc, priority desc, updated_at desc, id asc.
 
-
-T = TypeVar("T", bound=Rankable)
-
-
-def rank(items: Sequence[T]) -> list[T]:
-    """Stable multi-key sort: votes desc, priority desc, updated_at desc, id asc."""
+    Items need `id`, `vote_score`, `priority` and `updated_at` attributes.
+    """
     ordered = sorted(items, key=lambda it: it.id)
     ordered.sort(key=lambda it: it.updated_at, reverse=True)
     ordered.sort(key=lambda it: (round(it.vote_score, 9), it.priority), reverse=True)

@@ -95,3 +95,59 @@ def test_body_from_stdin(workspace: Path) -> None:
     assert outcome.code == 0
     shown = json.loads(run_orbit("learning", "show", "L-0001", "--json", cwd=workspace).out)
     assert shown["body"] == "from stdin\n"
+
+
+def _modules_loaded_by(args: list[str], cwd: Path) -> set[str]:
+    """Run the console script's main() in a fresh interpreter and list what it imported."""
+    code = (
+        "import sys; from orbit_learnings.entry import main; "
+        f"code = main({args!r}); "
+        "sys.stdout.flush(); sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules))); "
+        "raise SystemExit(code)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.rsplit("MODULES ", 1)[1].split())
+
+
+HEAVY = {
+    "typer",
+    "rich",
+    "ruamel",
+    "pathspec",
+    "filelock",
+    "pydantic",
+    "click",
+    "dataclasses",
+    "typing",
+    "pathlib",
+}
+
+
+def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
+    """The import budget of `learning list --path --json` with a fresh index."""
+    run_orbit("learning", "sync", cwd=example)
+    loaded = _modules_loaded_by(
+        ["learning", "list", "--path", "db/migrations/x.sql", "--json"], example
+    )
+    assert not {m.split(".")[0] for m in loaded} & HEAVY, sorted(
+        {m.split(".")[0] for m in loaded} & HEAVY
+    )
+
+
+def test_lean_and_full_cli_give_identical_output(example: Path) -> None:
+    args = ["learning", "list", "--path", "services/billing/x.py", "--tag", "ci", "--json"]
+    lean = run_orbit(*args, cwd=example)
+    full = run_orbit("--debug", *args, cwd=example)  # --debug routes through Typer
+    assert lean.code == full.code == 0
+    assert json.loads(lean.out) == json.loads(full.out)
+    assert [r["id"] for r in json.loads(lean.out)["results"]] == ["L-0003", "L-0007", "L-0014"]
+
+
+def test_lean_path_errors_match_the_full_cli(workspace: Path) -> None:
+    lean = run_orbit("learning", "list", "--path", "../x", "--json", cwd=workspace)
+    full = run_orbit("--debug", "learning", "list", "--path", "../x", "--json", cwd=workspace)
+    assert lean.code == 1 and "outside the workspace" in lean.err and "Traceback" not in lean.err
+    assert full.code != 0
+    bad_limit = run_orbit("learning", "list", "--limit", "0", "--json", cwd=workspace)
+    assert bad_limit.code == 2

@@ -14,9 +14,8 @@ from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
 from orbit_learnings.cli import learning
-from orbit_learnings.cli.output import error
+from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.errors import OrbitError
 
 app = typer.Typer(
     name="orbit",
@@ -76,23 +75,12 @@ def run(argv: list[str]) -> int:
     except typer.Abort:
         error("interrupted")
         return 130
-    except KeyboardInterrupt:
-        error("interrupted")
-        return 130
     except click_errors.ClickException as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) else ""
         error(exc.format_message().replace("\n", " ") + hint)
         return exc.exit_code
-    except OrbitError as exc:
-        if STATE.debug:
+    except BaseException as exc:  # the last line of defence: never a bare traceback
+        if isinstance(exc, SystemExit):
             raise
-        error(exc.message)
-        return exc.exit_code
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # the last line of defence: never a bare traceback
-        if STATE.debug:
-            raise
-        error(f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)")
-        return 3
+        return report_failure(exc, STATE.debug)
     return result if isinstance(result, int) else 0

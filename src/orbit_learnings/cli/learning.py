@@ -16,6 +16,7 @@ from orbit_learnings.cli.output import (
     emit_json,
     info,
     render_hits,
+    render_list,
     render_record,
     warn_problems,
 )
@@ -172,11 +173,7 @@ def list_command(
     result = queries.list_learnings(
         ws, paths=path or [], tags=tag or [], status=status, limit=limit
     )
-    warn_problems(result.warnings)
-    if json_out:
-        emit_json(result.to_dict())
-    else:
-        render_hits(result.hits)
+    render_list(result, json_out)
 
 
 @app.command("show")

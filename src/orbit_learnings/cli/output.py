@@ -1,7 +1,8 @@
 """Rendering: rich tables on a terminal, plain lines in pipes, JSON for scripts.
 
 `--json` output is the only thing written to stdout; warnings and errors go to
-stderr so a script can always parse what it reads.
+stderr so a script can always parse what it reads. Stdlib only at import time:
+the lean dispatch for hot commands renders through this module too.
 """
 
 from __future__ import annotations
@@ -9,9 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from orbit_learnings.errors import Problem
+from orbit_learnings.errors import OrbitError, Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from orbit_learnings.queries import Result
 
 
 def emit_json(payload: Any) -> None:
@@ -38,6 +44,31 @@ def error(message: str) -> None:
 def info(message: str) -> None:
     """Human progress/status lines: stdout, never mixed into --json output."""
     sys.stdout.write(message + "\n")
+
+
+def report_failure(exc: BaseException, debug: bool) -> int:
+    """The one error boundary's verdict: a single stderr line and an exit code."""
+    if isinstance(exc, KeyboardInterrupt):
+        error("interrupted")
+        return 130
+    if isinstance(exc, BrokenPipeError):
+        return 0
+    if debug:
+        raise exc
+    if isinstance(exc, OrbitError):
+        error(exc.message)
+        return exc.exit_code
+    error(f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)")
+    return 3
+
+
+def render_list(result: Result, json_out: bool) -> None:
+    """Shared by `orbit learning list` and the lean hot-path dispatch."""
+    warn_problems(result.warnings)
+    if json_out:
+        emit_json(result.to_dict())
+    else:
+        render_hits(result.hits)
 
 
 def _console() -> Any:
