@@ -5,3 +5,12 @@ agent touches, so anything heavy here would tax every step of every session.
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """Lazy access to `search_learnings`, so `import orbit_learnings` stays free."""
+    if name == "search_learnings":
+        from orbit_learnings.api import search_learnings
+
+        return search_learnings
+    raise AttributeError(f"module 'orbit_learnings' has no attribute {name!r}")

@@ -27,27 +27,49 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
+_LIST_OPTIONS = {
+    "--path": "path",
+    "-p": "path",
+    "--tag": "tag",
+    "-t": "tag",
+    "--status": "status",
+    "--limit": "limit",
+    "-n": "limit",
+}
+_INJECT_OPTIONS = {
+    "--path": "path",
+    "-p": "path",
+    "--tag": "tag",
+    "-t": "tag",
+    "--task-file": "task_file",
+    "--limit": "limit",
+    "-n": "limit",
+    "--session": "session",
+    "--max-tokens": "max_tokens",
+    "--format": "format",
+}
+
+
 def _lean(args: list[str]) -> int | None:
     root, rest = _split_root(args)
     if rest is None or len(rest) < 2:
         return _FALLBACK
-    if rest[:2] == ["learning", "list"]:
-        options = _parse(
-            rest[2:],
-            valued={
-                "--path": "path",
-                "-p": "path",
-                "--tag": "tag",
-                "-t": "tag",
-                "--status": "status",
-                "--limit": "limit",
-                "-n": "limit",
-            },
-            flags={"--json": "json"},
-        )
-        if options is None or not (options.get("json") or not sys.stdout.isatty()):
+    command, options = rest[:2], rest[2:]
+    if command == ["hook", "claude-code"]:
+        from orbit_learnings.cli.hot import do_hook_claude_code
+
+        # Whatever the arguments, a hook answers and exits 0.
+        return do_hook_claude_code(root, "--deny-new-writes" in options)
+    if command == ["learning", "list"]:
+        parsed = _parse(options, valued=_LIST_OPTIONS, flags={"--json": "json"})
+        if parsed is None or not (parsed.get("json") or not sys.stdout.isatty()):
             return _FALLBACK
-        return _guarded(lambda: _list(root, options))
+        return _guarded(lambda: _list(root, parsed))
+    if command == ["learning", "inject"]:
+        parsed = _parse(options, valued=_INJECT_OPTIONS, flags={"--feedback-hint": "feedback_hint"})
+        if parsed is None:
+            return _FALLBACK
+        return _guarded(lambda: _inject(root, parsed))
     return _FALLBACK
 
 
@@ -90,24 +112,51 @@ def _single(options: dict[str, object], key: str) -> str | None:
     return values[-1] if isinstance(values, list) and values else None
 
 
-def _list(root: str | None, options: dict[str, object]) -> int:
-    from orbit_learnings import queries
-    from orbit_learnings.cli.output import render_list
+def _int(options: dict[str, object], key: str, flag: str, minimum: int) -> int | None:
     from orbit_learnings.errors import UsageError
+
+    text = _single(options, key)
+    if text is None:
+        return None
+    if not text.isdigit() or int(text) < minimum:
+        raise UsageError(f"invalid value for {flag}: {text!r} is not an integer >= {minimum}")
+    return int(text)
+
+
+def _strings(options: dict[str, object], key: str) -> list[str]:
+    values = options.get(key)
+    return [str(v) for v in values] if isinstance(values, list) else []
+
+
+def _list(root: str | None, options: dict[str, object]) -> int:
+    from orbit_learnings.cli.hot import do_list
     from orbit_learnings.workspace import find_workspace
 
-    limit_text = _single(options, "limit")
-    if limit_text is not None and (not limit_text.isdigit() or int(limit_text) < 1):
-        raise UsageError(f"invalid value for --limit: {limit_text!r} is not a positive integer")
-    result = queries.list_learnings(
+    return do_list(
         find_workspace(root),
-        paths=list(options.get("path") or []),  # type: ignore[call-overload]
-        tags=list(options.get("tag") or []),  # type: ignore[call-overload]
+        paths=_strings(options, "path"),
+        tags=_strings(options, "tag"),
         status=_single(options, "status") or "active",
-        limit=int(limit_text) if limit_text else None,
+        limit=_int(options, "limit", "--limit", 1),
+        json_out=bool(options.get("json")),
     )
-    render_list(result, bool(options.get("json")))
-    return 0
+
+
+def _inject(root: str | None, options: dict[str, object]) -> int:
+    from orbit_learnings.cli.hot import do_inject
+    from orbit_learnings.workspace import find_workspace
+
+    return do_inject(
+        find_workspace(root),
+        paths=_strings(options, "path"),
+        tags=_strings(options, "tag"),
+        task_file=_single(options, "task_file"),
+        limit=_int(options, "limit", "--limit", 0),
+        session=_single(options, "session"),
+        max_tokens=_int(options, "max_tokens", "--max-tokens", 1),
+        output_format=_single(options, "format") or "reminder",
+        feedback_hint=bool(options.get("feedback_hint")),
+    )
 
 
 def _guarded(action: object) -> int:

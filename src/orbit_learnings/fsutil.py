@@ -8,28 +8,41 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import time
 from collections.abc import Iterator
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Replace a file's content all at once (temp file in the same folder, fsync, rename).
+
+    The temp name is unique per process and moment, so no `tempfile` import is
+    needed on the hot path (session files are written on every hook call).
+    """
+    target = os.fspath(path)
+    folder = os.path.dirname(target) or "."
+    os.makedirs(folder, exist_ok=True)
+    tmp_name = os.path.join(
+        folder, f".{os.path.basename(target)}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    )
+    fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    fsync_dir(path.parent)
+    fsync_dir(folder)
 
 
-def fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
     """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -43,7 +56,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def append_line(path: Path, line: str) -> None:
+def append_line(path: str | os.PathLike[str], line: str) -> None:
     """Append one line with a single O_APPEND write, so concurrent appenders never interleave."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -73,11 +86,11 @@ def file_lock(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def posix_lock(lock_path: Path) -> Iterator[None]:
+def posix_lock(lock_path: str | os.PathLike[str]) -> Iterator[None]:
     """A lean stdlib lock for the hot path, where importing filelock costs too much."""
     import fcntl
 
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.fspath(lock_path)), exist_ok=True)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -340,7 +340,7 @@ def _stamp(conn: sqlite3.Connection, fingerprint: str) -> None:
 # --- building and refreshing -------------------------------------------------
 
 
-def _build_file_atomically(ws: Workspace, strict: bool) -> list[Problem]:
+def _build_file_atomically(ws: Workspace, strict: bool, replace: bool = True) -> list[Problem]:
     """Build a complete index in a temp file, then swap it in.
 
     In strict mode (sync) any problem aborts the build and the previous index stays.
@@ -368,7 +368,8 @@ def _build_file_atomically(ws: Workspace, strict: bool) -> list[Problem]:
         conn.close()
         if strict and problems:
             raise ValidationFailed(problems)
-        os.replace(tmp, ws.index_file)
+        if replace:
+            os.replace(tmp, ws.index_file)
     finally:
         conn.close()
         with contextlib.suppress(FileNotFoundError):
@@ -449,6 +450,11 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
         yield index
     finally:
         conn.close()
+
+
+def validate(ws: Workspace) -> list[Problem]:
+    """Every problem `sync` would fail on, without touching the live index."""
+    return _build_file_atomically(ws, strict=False, replace=False)
 
 
 def sync(ws: Workspace) -> SyncReport:

@@ -19,7 +19,6 @@ from orbit_learnings.workspace import Workspace, to_repo_relative
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
-    from pathlib import Path
     from typing import Any
 
 STATUS_CHOICES = ("active", "superseded", "archived", "all")
@@ -138,7 +137,7 @@ def _rows(
 
 
 def resolve_queries(
-    ws: Workspace, raw_paths: Sequence[str], cwd: Path | None = None
+    ws: Workspace, raw_paths: Sequence[str], cwd: str | os.PathLike[str] | None = None
 ) -> list[matching.PathQuery]:
     """Normalise user paths (relative to cwd, absolute, Windows) into match queries."""
     queries = []
@@ -224,7 +223,7 @@ def list_learnings(
     tags: Sequence[str] = (),
     status: str | None = "active",
     limit: int | None = None,
-    cwd: Path | None = None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Learnings whose scope matches any path or tag (all of them when neither is given)."""
     statuses = parse_status(status)

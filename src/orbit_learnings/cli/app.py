@@ -13,7 +13,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
-from orbit_learnings.cli import learning
+from orbit_learnings.cli import learning, push
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
 
@@ -31,6 +31,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(learning.app, name="learning")
+learning.app.command("inject")(push.inject_command)
+learning.app.command("stats")(push.stats_command)
+app.add_typer(push.hook_app, name="hook")
+app.add_typer(push.hooks_app, name="hooks")
+app.command("mcp")(push.mcp_command)
+app.command("doctor")(push.doctor_command)
 app.command("init")(learning.init_command)
 app.command(
     "search",

@@ -85,7 +85,9 @@ def _body(body: str | None, body_file: Path | None) -> str | None:
 
 
 def init_command(
-    skill: Annotated[bool, typer.Option("--skill", hidden=True)] = False,
+    skill: Annotated[
+        bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Create .orbit/ in the current folder (or --root). Safe to run twice.
@@ -96,6 +98,11 @@ def init_command(
     """
     root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
     report = store.init_store(root)
+    if skill:
+        from orbit_learnings import claude_setup
+
+        if claude_setup.install_skill(root):
+            report.created.append(str(claude_setup.SKILL))
     if json_out:
         emit_json({"root": str(report.root), "created": report.created})
         return
@@ -392,3 +399,25 @@ def migrate_layout_command(json_out: JsonFlag = False) -> None:
         if moves
         else "Nothing to migrate: the store already uses bundles."
     )
+
+
+@app.command("refresh")
+def refresh_command(
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
+) -> None:
+    """Bring the index up to date with the files, as every read does (git hooks call this).
+
+    Unlike `sync` it never fails on a bad record: it skips it with a warning.
+
+    \b
+    Example:
+      orbit learning refresh
+    """
+    from orbit_learnings.index import open_fresh
+
+    with open_fresh(STATE.workspace()) as fresh:
+        count = fresh.conn.execute("SELECT COUNT(*) FROM learnings_index").fetchone()[0]
+        warnings = fresh.warnings
+    if not quiet:
+        warn_problems(warnings)
+        info(f"Index fresh: {count} learning(s)")

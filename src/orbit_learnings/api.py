@@ -1,0 +1,39 @@
+"""The in-process API for engines written in Python (layer 1 without a subprocess).
+
+    from orbit_learnings import search_learnings
+    hits = search_learnings(paths=task.context_files, tags=task.tags, limit=5)
+
+It runs the same selection as `orbit learning inject` (ranking, caps, session
+dedup, the injection log), so an engine and the CLI never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from orbit_learnings import inject
+from orbit_learnings.workspace import find_workspace
+
+
+def search_learnings(
+    paths: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+    *,
+    root: str | None = None,
+    session_id: str | None = None,
+    max_tokens: int | None = None,
+) -> list[dict[str, Any]]:
+    """Active learnings for these paths and tags, best first, as `inject --format json` gives."""
+    ws = find_workspace(root)
+    chosen = inject.select(
+        ws,
+        paths=paths,
+        tags=tags,
+        limit=limit,
+        session_id=inject.session_from_env(session_id),
+        max_tokens=max_tokens,
+        layer="api",
+    )
+    return [inject.hit_summary(h) for h in chosen.hits]

@@ -1,0 +1,92 @@
+"""The hot commands' bodies, shared by the Typer commands and the lean dispatch.
+
+Stdlib only: `entry.py` calls these without importing Typer or rich, and the
+Typer commands call the very same functions, so both routes behave the same.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from orbit_learnings import inject, queries
+from orbit_learnings.cli.output import emit_json, render_list
+from orbit_learnings.errors import UsageError
+from orbit_learnings.workspace import Workspace
+
+FORMATS = ("reminder", "json", "markdown")
+
+
+def do_list(
+    ws: Workspace,
+    paths: Sequence[str],
+    tags: Sequence[str],
+    status: str,
+    limit: int | None,
+    json_out: bool,
+) -> int:
+    result = queries.list_learnings(ws, paths=paths, tags=tags, status=status, limit=limit)
+    render_list(result, json_out)
+    return 0
+
+
+def do_inject(
+    ws: Workspace,
+    *,
+    paths: Sequence[str],
+    tags: Sequence[str],
+    task_file: str | None,
+    limit: int | None,
+    session: str | None,
+    max_tokens: int | None,
+    output_format: str,
+    feedback_hint: bool,
+) -> int:
+    if output_format not in FORMATS:
+        raise UsageError(f"unknown --format {output_format!r}; choose one of {', '.join(FORMATS)}")
+    if limit is not None and limit < 0:
+        raise UsageError("--limit must be zero or more")
+    all_paths, all_tags = list(paths), list(tags)
+    if task_file:
+        files, task_tags = inject.read_task_file(task_file)
+        all_paths += files
+        all_tags += task_tags
+
+    def render(hits: list[inject.Hit]) -> str:
+        if output_format == "markdown":
+            return inject.format_markdown(hits, feedback_hint)
+        return inject.format_reminder(hits, feedback_hint)
+
+    chosen = inject.select(
+        ws,
+        paths=all_paths,
+        tags=all_tags,
+        limit=limit,
+        session_id=inject.session_from_env(session),
+        max_tokens=max_tokens,
+        render=render,
+        layer="inject",
+        trigger={"paths": all_paths, "tags": all_tags, "task_file": task_file},
+    )
+    if output_format == "json":
+        emit_json(chosen.to_dict())
+    else:
+        sys.stdout.write(render(chosen.hits))
+    return 0
+
+
+def do_hook_claude_code(root: str | None, deny_new_writes: bool) -> int:
+    """Always exit 0: a hook must never block the agent."""
+    from orbit_learnings.adapters import claude_code
+
+    try:
+        stdin_text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        sys.stderr.write(f"orbit hook: cannot read stdin ({exc})\n")
+        return 0
+    out, err = claude_code.run(stdin_text, root=root, deny_new_writes=deny_new_writes)
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return 0
