@@ -25,7 +25,10 @@ SESSION_ENV = "ORBIT_SESSION_ID"
 DEFAULT_PER_CALL = 5
 DEFAULT_SESSION_CAP = 20
 INJECTIONS_FILE = "injections.jsonl"
-FEEDBACK_HINT = "If one of these helped or misled you, say LEARNING_HELPFUL: <id> or LEARNING_NOT_HELPFUL: <id>."
+FEEDBACK_HINT = (
+    "If one of these helped or misled you, say LEARNING_HELPFUL: <id> "
+    "or LEARNING_NOT_HELPFUL: <id>."
+)
 _UNSAFE_SESSION_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 Hit = queries.Hit

@@ -196,9 +196,8 @@ def stats_command(
         return
     for entry in report.learnings:
         last = entry.last_injected or "never"
-        info(
-            f"{entry.id}\t{entry.injected} injected (last {last})\t{entry.vote_count} vote(s)\t{entry.summary}"
-        )
+        counts = f"{entry.injected} injected (last {last})\t{entry.vote_count} vote(s)"
+        info(f"{entry.id}\t{counts}\t{entry.summary}")
     if report.never_injected:
         info(f"\nNot injected in the last {days} days: {', '.join(report.never_injected)}")
 
