@@ -156,11 +156,20 @@ def _connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
     return conn
 
 
+TABLES = ("learnings_index", "globs", "tags", "votes", "files", "problems", "learnings_fts")
+
+
 def _create_schema(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
-    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (INDEX_SCHEMA_VERSION,))
-    conn.execute("INSERT INTO meta VALUES ('fingerprint', '')")
-    conn.execute("INSERT INTO meta VALUES ('last_indexed', '')")
+    """Create every table in one transaction; schema_version is written last, so a
+    concurrent reader never mistakes a half-made index for a usable one."""
+    conn.executescript(
+        "BEGIN IMMEDIATE;\n"
+        + SCHEMA
+        + "INSERT INTO meta VALUES ('fingerprint', '');\n"
+        + "INSERT INTO meta VALUES ('last_indexed', '');\n"
+        + f"INSERT INTO meta VALUES ('schema_version', '{INDEX_SCHEMA_VERSION}');\n"
+        + "COMMIT;"
+    )
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -172,18 +181,30 @@ def _meta(conn: sqlite3.Connection, key: str) -> str | None:
 
 
 def _open_usable(ws: Workspace) -> sqlite3.Connection:
-    """Open the index, recreating it when missing, corrupt or of an older schema."""
+    """Open the index, recreating it when missing, corrupt or of another schema version.
+
+    The live database file is never swapped under other processes' connections
+    (SQLite cannot survive that); rebuilds happen inside it, in transactions.
+    """
+    from orbit_learnings.fsutil import posix_lock
+
     os.makedirs(ws.state_path, exist_ok=True)
-    path = ws.index_file
-    if os.path.exists(path):
-        conn = _connect(path)
+    conn = _connect(ws.index_file)
+    if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
+        return conn
+    conn.close()
+    with posix_lock(os.path.join(ws.state_path, "index.lock")):
+        conn = _connect(ws.index_file)  # reopen: another process may have just made it
         if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
             return conn
         conn.close()
-        _build_file_atomically(ws, strict=False)
-    else:
-        _build_file_atomically(ws, strict=False)
-    return _connect(path)
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(ws.index_file + suffix)
+        conn = _connect(ws.index_file)
+        conn.execute("PRAGMA journal_mode = WAL")
+        _create_schema(conn)
+    return conn
 
 
 # --- loading bundles ---------------------------------------------------------
@@ -340,40 +361,36 @@ def _stamp(conn: sqlite3.Connection, fingerprint: str) -> None:
 # --- building and refreshing -------------------------------------------------
 
 
-def _build_file_atomically(ws: Workspace, strict: bool, replace: bool = True) -> list[Problem]:
-    """Build a complete index in a temp file, then swap it in.
+def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[Problem]:
+    """Replace the whole content from the files; the caller owns the transaction."""
+    for table in TABLES:
+        conn.execute(f"DELETE FROM {table}")
+    stored = snapshot.storable()
+    problems: list[Problem] = []
+    for folder in sorted(snapshot.signatures):
+        loaded = _load_folder(ws, folder)
+        problems.extend(loaded.problems)
+        _insert(conn, loaded, stored[folder])
+    problems.extend(_stored_problems(conn, exclude=problems))
+    _resolve_links(conn)
+    _stamp(conn, snapshot.fingerprint(stored))
+    return problems
 
-    In strict mode (sync) any problem aborts the build and the previous index stays.
-    """
+
+def _rebuild(conn: sqlite3.Connection, ws: Workspace, strict: bool, keep: bool) -> list[Problem]:
+    """Rebuild in one transaction; roll back (keeping the previous index) when told to or
+    when strict and anything is wrong."""
     snapshot = scan(ws)
     _refuse_legacy(snapshot)
-    ws.state_dir.mkdir(parents=True, exist_ok=True)
-    tmp = ws.state_dir / f".index.{os.getpid()}.{time.time_ns()}.tmp"
-    conn = _connect(tmp)
-    problems: list[Problem] = []
+    conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        _create_schema(conn)
-        conn.execute("BEGIN")
-        stored = snapshot.storable()
-        for folder in sorted(snapshot.signatures):
-            loaded = _load_folder(ws, folder)
-            problems.extend(loaded.problems)
-            _insert(conn, loaded, stored[folder])
-        problems.extend(_stored_problems(conn, exclude=problems))
-        _resolve_links(conn)
-        _stamp(conn, snapshot.fingerprint(stored))
-        conn.execute("COMMIT")
-        conn.close()
+        problems = _populate(conn, ws, snapshot)
         if strict and problems:
             raise ValidationFailed(problems)
-        if replace:
-            os.replace(tmp, ws.index_file)
-    finally:
-        conn.close()
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT" if keep else "ROLLBACK")
     return problems
 
 
@@ -420,7 +437,8 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
         _stamp(conn, snapshot.fingerprint(fresh))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
@@ -453,19 +471,26 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
 
 
 def validate(ws: Workspace) -> list[Problem]:
-    """Every problem `sync` would fail on, without touching the live index."""
-    return _build_file_atomically(ws, strict=False, replace=False)
+    """Every problem `sync` would fail on, without changing the live index."""
+    _refuse_legacy(scan(ws))
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        _create_schema(conn)
+        return _rebuild(conn, ws, strict=False, keep=True)
+    finally:
+        conn.close()
 
 
 def sync(ws: Workspace) -> SyncReport:
     """Rebuild from scratch, validating every bundle and sidecar.
 
-    On any problem it fails and the previous index stays in place.
+    On any problem it fails and the previous index stays exactly as it was.
     """
     started = time.perf_counter()
-    _build_file_atomically(ws, strict=True)
-    conn = _connect(ws.index_file)
+    conn = _open_usable(ws)
     try:
+        _rebuild(conn, ws, strict=True, keep=True)
         counts = dict(
             conn.execute(
                 "SELECT effective_status, COUNT(*) FROM learnings_index GROUP BY effective_status"
