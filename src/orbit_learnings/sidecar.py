@@ -48,7 +48,7 @@ def _strings(values: Iterable[object]) -> Iterable[str]:
 
 
 def _as_repo_path(ws: Workspace, token: str) -> str | None:
-    token = token.strip(".,;:()[]'\"`")
+    token = token.lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
     if not token or is_glob(token) or token.startswith(("http:", "https:")):
         return None
     looks_like_file = ("/" in token or "\\" in token) and bool(_HAS_EXTENSION.search(token))

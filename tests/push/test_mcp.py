@@ -1,0 +1,178 @@
+"""Layer 2: `orbit mcp` driven by the official SDK client over stdio, in a real subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import ORBIT_BIN
+
+EXPECTED_TOOLS = {
+    "orbit_learning_add": {
+        "summary",
+        "paths",
+        "tags",
+        "body",
+        "evidence",
+        "priority",
+        "created_by",
+    },
+    "orbit_learning_list": {"path", "tag", "status", "limit"},
+    "orbit_learning_show": {"id"},
+    "orbit_learning_update": {"id", "summary", "body", "paths", "tags", "priority", "evidence"},
+    "orbit_learning_supersede": {"id", "with"},
+    "orbit_learning_upvote": {"id", "model", "task"},
+    "orbit_search": {"kind", "query", "tag", "path", "limit", "all", "status"},
+}
+
+
+def run(root: Path, scenario: Any, *args: str) -> Any:
+    params = StdioServerParameters(command=str(ORBIT_BIN), args=["mcp", *args], cwd=str(root))
+
+    async def main() -> Any:
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await scenario(client)
+
+    return asyncio.run(main())
+
+
+def text_json(result: Any) -> dict[str, Any]:
+    return json.loads(result.content[0].text)
+
+
+def test_tools_are_listed_with_readable_schemas(workspace: Path) -> None:
+    async def scenario(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = run(workspace, scenario)
+    assert {t.name: set(t.input_schema["properties"]) for t in tools} == EXPECTED_TOOLS
+    for tool in tools:
+        assert tool.description, tool.name
+    add = next(t for t in tools if t.name == "orbit_learning_add")
+    assert add.input_schema["required"] == ["summary"]
+
+
+def test_dotted_names_option(workspace: Path) -> None:
+    async def scenario(client: Client) -> Any:
+        return {t.name for t in (await client.list_tools()).tools}
+
+    assert run(workspace, scenario, "--dotted-names") == {
+        "orbit.learning.add",
+        "orbit.learning.list",
+        "orbit.learning.show",
+        "orbit.learning.update",
+        "orbit.learning.supersede",
+        "orbit.learning.upvote",
+        "orbit.search",
+    }
+
+
+def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
+    async def scenario(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        out["add1"] = await client.call_tool(
+            "orbit_learning_add",
+            {
+                "summary": "Migrations run in a transaction",
+                "paths": ["db/migrations/**"],
+                "tags": ["database"],
+                "body": "See db/migrations/0001_init.sql for the pattern.",
+                "evidence": [{"kind": "task", "ref": "T-1"}],
+            },
+        )
+        out["add2"] = await client.call_tool(
+            "orbit_learning_add",
+            {
+                "summary": "Use the migration helper",
+                "paths": ["db/**"],
+                "created_by": "claude",
+            },
+        )
+        out["add3"] = await client.call_tool(
+            "orbit_learning_add", {"summary": "Old way", "tags": ["database"]}
+        )
+        out["list"] = await client.call_tool(
+            "orbit_learning_list", {"path": ["db/migrations/0002.sql"]}
+        )
+        out["show"] = await client.call_tool("orbit_learning_show", {"id": "L-0001"})
+        out["update"] = await client.call_tool(
+            "orbit_learning_update", {"id": "L-0002", "priority": 2}
+        )
+        out["upvote"] = await client.call_tool(
+            "orbit_learning_upvote", {"id": "L-0001", "model": "claude", "task": "T-2"}
+        )
+        out["supersede"] = await client.call_tool(
+            "orbit_learning_supersede", {"id": "L-0003", "with": "L-0001"}
+        )
+        out["search"] = await client.call_tool(
+            "orbit_search", {"kind": "learning", "query": "transaction"}
+        )
+        out["search_path"] = await client.call_tool(
+            "orbit_search", {"path": ["db/migrations/0003.sql"]}
+        )
+        out["missing"] = await client.call_tool("orbit_learning_show", {"id": "L-0404"})
+        out["bad_kind"] = await client.call_tool("orbit_search", {"kind": "task", "query": "x"})
+        return out
+
+    out = run(workspace, scenario)
+    assert out["add1"].structured_content["id"] == "L-0001"
+    assert {h["id"] for h in out["list"].structured_content["learnings"]} == {"L-0001", "L-0002"}
+    show = out["show"].structured_content
+    assert show["summary"] == "Migrations run in a transaction" and show["vote_count"] == 0
+    # The body mentions db/migrations/0001_init.sql: the sidecar brings L-0002 (not L-0001 itself).
+    assert show["learnings"] == [{"id": "L-0002", "summary": "Use the migration helper"}]
+    assert text_json(out["show"])["learnings"] == show["learnings"]  # text content carries it too
+    assert out["update"].structured_content["priority"] == 2
+    assert out["upvote"].structured_content == {**out["upvote"].structured_content, "vote_count": 1}
+    superseded = out["supersede"].structured_content
+    assert (
+        superseded["old"]["status"] == "superseded" and superseded["new"]["supersedes"] == "L-0003"
+    )
+    results = out["search"].structured_content["results"]
+    assert (
+        results[0]["id"] == "L-0001" and results[0]["kind"] == "learning" and "score" in results[0]
+    )
+    assert {r["id"] for r in out["search_path"].structured_content["results"]} == {
+        "L-0001",
+        "L-0002",
+    }
+    assert out["missing"].is_error and "no learning L-0404" in out["missing"].content[0].text
+    assert out["bad_kind"].is_error
+    assert (workspace / ".orbit/learnings/L-0003/learning.yaml").read_text().count(
+        "superseded_by: L-0001"
+    ) == 1
+
+
+def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
+    from orbit_learnings import store
+    from orbit_learnings.sidecar import attach_learnings, mentioned_paths
+    from orbit_learnings.workspace import Workspace
+
+    ws = Workspace(workspace)
+    for n in range(7):
+        store.create_learning(ws, store.NewLearning(summary=f"s{n}", paths=["src/**"]))
+    result = {
+        "files": ["src/app/main.py", "README"],
+        "note": "see ./src/app/util.py, and https://x.io/a.py",
+    }
+    assert mentioned_paths(ws, result) == ["src/app/main.py", "src/app/util.py"]
+    first = attach_learnings(ws, result, {"path": "src/x.py"}, session_id="mcp-s")
+    assert first["files"] == result["files"] and len(first["learnings"]) == 5
+    second = attach_learnings(ws, result, session_id="mcp-s")
+    assert len(second["learnings"]) == 2
+    assert not {x["id"] for x in first["learnings"]} & {x["id"] for x in second["learnings"]}
+    assert attach_learnings(ws, {"text": "nothing here"})["learnings"] == []
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../outside/file.py"])
+def test_sidecar_ignores_paths_outside_the_workspace(workspace: Path, bad: str) -> None:
+    from orbit_learnings.sidecar import mentioned_paths
+    from orbit_learnings.workspace import Workspace
+
+    assert mentioned_paths(Workspace(workspace), {"p": bad}) == []
