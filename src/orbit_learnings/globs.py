@@ -30,12 +30,35 @@ def compile_glob(glob: str) -> CompiledGlob:
     text = glob.strip()
     if not text or text.startswith(("#", "!")):
         raise InvalidGlob(f"invalid scope glob {glob!r}: empty, comment or negation")
-    if "\\" in text.replace("\\\\", "") and text.endswith("\\"):
-        raise InvalidGlob(f"invalid scope glob {glob!r}: trailing backslash")
+    reason = _never_matches(text)
+    if reason:
+        raise InvalidGlob(f"invalid scope glob {glob!r}: {reason}")
     regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
     if regex is None or not include:
         raise InvalidGlob(f"invalid scope glob {glob!r}")
     return CompiledGlob(text, regex, _anchor(text))
+
+
+def _never_matches(glob: str) -> str | None:
+    """Why a glob can never match a repo-relative path, or None if it can."""
+    if glob.endswith("\\") and not glob.endswith("\\\\"):
+        return "trailing backslash"
+    if any(part in ("..", ".") for part in glob.strip("/").split("/")):
+        return "'.' and '..' segments never match repo-relative paths"
+    depth = 0
+    escaped = False
+    for ch in glob:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "[":
+            depth += 1
+        elif ch == "]" and depth:
+            depth -= 1
+    if depth:
+        return "unclosed '[' character class"
+    return None
 
 
 def _anchor(glob: str) -> str:

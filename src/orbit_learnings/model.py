@@ -95,6 +95,7 @@ class FieldProblem:
 
     key_path: tuple[str | int, ...]
     message: str
+    kind: str = "schema"
 
 
 class SchemaError(Exception):
@@ -121,7 +122,11 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     if learning_id and not is_learning_id(learning_id):
         checker.add(("id",), f"id {learning_id!r} is not of the form L-0001")
     if learning_id and folder_id and learning_id != folder_id:
-        checker.add(("id",), f"id {learning_id} disagrees with its folder {folder_id}")
+        checker.problems.append(
+            FieldProblem(
+                ("id",), f"id {learning_id} disagrees with its folder {folder_id}", "id-mismatch"
+            )
+        )
     if data.get("schemaVersion") != SCHEMA_VERSION:
         checker.add(("schemaVersion",), f"schemaVersion must be {SCHEMA_VERSION}")
     status = checker.string(data, "status", required=True)

@@ -86,17 +86,9 @@ def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learn
 
     if has_conflict_markers(text):
         line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("<<<<<<<"))
-        raise ValidationFailed(
-            [
-                Problem(
-                    display_path,
-                    line,
-                    "git conflict markers in learning file",
-                    folder_id,
-                    "conflict",
-                )
-            ]
-        )
+        fix = f"orbit learning resolve-conflict {folder_id}" if folder_id else "resolve it by hand"
+        message = f"git conflict markers in {folder_id or 'learning file'}; run `{fix}`"
+        raise ValidationFailed([Problem(display_path, line, message, folder_id, "conflict")])
     try:
         data = safe_load(text)
     except YamlSyntaxError as exc:
@@ -107,7 +99,7 @@ def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learn
         return model.validate(data, folder_id)
     except model.SchemaError as exc:
         problems = [
-            Problem(display_path, line_of(text, fp.key_path), fp.message, folder_id, "schema")
+            Problem(display_path, line_of(text, fp.key_path), fp.message, folder_id, fp.kind)
             for fp in exc.problems
         ]
         raise ValidationFailed(problems) from None
@@ -148,8 +140,12 @@ class NewLearning:
     created_by: str | None = None
 
 
-def _store_lock(ws: Workspace) -> Any:
+def store_lock(ws: Workspace) -> Any:
+    """The store-wide writer lock: ID allocation and multi-file changes."""
     return file_lock(ws.locks_dir / "store.lock")
+
+
+_store_lock = store_lock
 
 
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:
@@ -178,6 +174,38 @@ def next_sequential_id(ws: Workspace) -> str:
     return model.format_sequential_id(highest + 1)
 
 
+RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
+RANDOM_LENGTH = 8  # 40 bits
+
+
+def _random_id() -> str:
+    import secrets
+
+    while True:
+        body = "".join(secrets.choice(RANDOM_ALPHABET) for _ in range(RANDOM_LENGTH))
+        if any(ch.isalpha() for ch in body):  # never mistakable for a sequential id
+            return f"L-{body}"
+
+
+def allocate_id(ws: Workspace) -> str:
+    """Reserve a fresh ID by creating its bundle folder; callers hold the store lock.
+
+    Sequential (`L-0042`, the default) or random (`ids: random` in
+    `.orbit/config.yaml`, for teams with many parallel branches).
+    """
+    from orbit_learnings.config import id_mode
+
+    ws.learnings_dir.mkdir(parents=True, exist_ok=True)
+    random_ids = id_mode(ws) == "random"
+    while True:
+        candidate = _random_id() if random_ids else next_sequential_id(ws)
+        try:
+            ws.bundle_dir(candidate).mkdir()  # atomic: exactly one process wins a name
+        except FileExistsError:
+            continue
+        return candidate
+
+
 def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     """Allocate the next ID under the store lock and write the bundle atomically."""
     from orbit_learnings.yamlio import dump_new
@@ -186,14 +214,16 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with _store_lock(ws):
-        learning_id = next_sequential_id(ws)
+        learning_id = allocate_id(ws)
         stamp = now_iso()
         document = _new_document(learning_id, stamp, new)
         text = dump_new(document)
-        learning = parse_learning(text, learning_id, f"<new {learning_id}>")
-        bundle = ws.bundle_dir(learning_id)
-        bundle.mkdir()
-        atomic_write_text(bundle / LEARNING_FILE, text)
+        try:
+            learning = parse_learning(text, learning_id, f"<new {learning_id}>")
+            atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
+        except BaseException:
+            ws.bundle_dir(learning_id).rmdir()
+            raise
     return learning
 
 
@@ -346,6 +376,15 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
     return old, new
 
 
+def archive_learning(ws: Workspace, learning_id: str) -> Learning:
+    """Retire a learning without deleting it: excluded from lists, search and injection."""
+    with _store_lock(ws):
+        current = read_learning(ws, learning_id)
+        if current.status == "archived":
+            return current
+        return _edit(ws, learning_id, [Edit(("status",), "archived")])
+
+
 def _check_supersede(old: Learning, new: Learning) -> None:
     if new.status != "active":
         raise OrbitError(f"{new.id} is {new.status}; only an active learning can supersede another")
@@ -416,6 +455,11 @@ def migrate_layout(ws: Workspace) -> list[Move]:
 # --- workspace set-up -----------------------------------------------------------
 
 GITIGNORE_TEXT = "# Derived, rebuildable state: the index, locks, sessions.\nstate/\n"
+GITATTRIBUTES_TEXT = (
+    "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
+    "learnings/*/votes.jsonl merge=union\n"
+    "learnings/*/feedback.jsonl merge=union\n"
+)
 
 
 @dataclass(frozen=True)
@@ -436,8 +480,8 @@ def init_store(root: Path) -> InitReport:
     if not keep.exists():
         atomic_write_text(keep, "")
         created.append(".orbit/learnings/.gitkeep")
-    ignore = orbit / ".gitignore"
-    if not ignore.exists():
-        atomic_write_text(ignore, GITIGNORE_TEXT)
-        created.append(".orbit/.gitignore")
+    for name, text in ((".gitignore", GITIGNORE_TEXT), (".gitattributes", GITATTRIBUTES_TEXT)):
+        if not (orbit / name).exists():
+            atomic_write_text(orbit / name, text)
+            created.append(f".orbit/{name}")
     return InitReport(root, created)

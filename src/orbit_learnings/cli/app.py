@@ -13,7 +13,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
-from orbit_learnings.cli import learning, push
+from orbit_learnings.cli import curation, learning, push
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
 
@@ -33,6 +33,10 @@ app = typer.Typer(
 app.add_typer(learning.app, name="learning")
 learning.app.command("inject")(push.inject_command)
 learning.app.command("stats")(push.stats_command)
+learning.app.command("prune")(curation.prune_command)
+learning.app.command("check")(curation.check_command)
+learning.app.command("resolve-conflict")(curation.resolve_conflict_command)
+learning.app.command("renumber")(curation.renumber_command)
 app.add_typer(push.hook_app, name="hook")
 app.add_typer(push.hooks_app, name="hooks")
 app.command("mcp")(push.mcp_command)

@@ -1,0 +1,139 @@
+"""Curation commands for reviewers, git hooks and CI: prune, check, resolve-conflict, renumber."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from orbit_learnings.cli.output import emit_json, info, is_terminal
+from orbit_learnings.cli.state import STATE
+from orbit_learnings.errors import UsageError
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
+
+
+def prune_command(
+    stale_only: Annotated[
+        bool, typer.Option("--stale-only", help="Only stale learnings (the default report).")
+    ] = False,
+    delete: Annotated[
+        bool, typer.Option("--delete", help="Archive them (status: archived, kept on disk).")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Report learnings whose paths, commits or tasks are gone; archive them with --delete.
+
+    \b
+    Examples:
+      orbit learning prune                       # report only; changes nothing
+      orbit learning prune --stale-only --delete # archive every stale learning
+    """
+    from orbit_learnings.staleness import archive, find_stale
+
+    if delete and not stale_only:
+        raise UsageError("--delete archives stale learnings only: pass --stale-only --delete")
+    ws = STATE.workspace()
+    report = find_stale(ws)
+    for note in report.notes:
+        sys.stderr.write(f"orbit: note: {note}\n")
+    archived = archive(ws, report) if delete else []
+    if json_out:
+        payload: dict[str, object] = report.to_dict()
+        payload.pop("notes")
+        if delete:
+            payload["archived"] = archived
+        emit_json(payload)
+        return
+    if not report.stale:
+        info("No stale learnings.")
+        return
+    for stale in report.stale:
+        info(f"{stale.id}\t{', '.join(stale.reasons)}\t{stale.summary}")
+    if delete:
+        info(
+            f"Archived {len(archived)} learning(s); `orbit learning list --status archived` shows them."
+        )
+
+
+def check_command(
+    stale: Annotated[bool, typer.Option("--stale", help="Also fail on stale learnings.")] = False,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base", metavar="REF", help="Fail on IDs this branch adds that REF has too."
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", help="text or github (Actions annotations).")
+    ] = "text",
+    json_out: JsonFlag = False,
+) -> None:
+    """Validate the whole store (read-only); exit 1 on any problem, each as path:line: message.
+
+    \b
+    Examples:
+      orbit learning check
+      orbit learning check --stale --format github      # in a GitHub Actions job
+      orbit learning check --base origin/main           # in a pull request's CI
+    """
+    from orbit_learnings.check import check_store, github_annotation
+
+    if output_format not in ("text", "github"):
+        raise UsageError(f"unknown --format {output_format!r}; choose text or github")
+    problems = check_store(STATE.workspace(), stale=stale, base=base)
+    if json_out:
+        emit_json({"problems": [p.to_dict() for p in problems]})
+    elif output_format == "github":
+        for problem in problems:
+            sys.stdout.write(github_annotation(problem) + "\n")
+    else:
+        for problem in problems:
+            sys.stdout.write(f"{problem}\n")
+        if not problems and is_terminal():
+            info("All learnings are valid.")
+    if problems:
+        raise typer.Exit(1)
+
+
+def resolve_conflict_command(
+    learning_id: Annotated[str, typer.Argument(metavar="ID", help="The conflicted learning.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Split a git add/add conflict into two learnings: ours keeps ID, theirs gets the next ID.
+
+    Stages nothing: review both files, then `git add .orbit/learnings` and commit.
+
+    \b
+    Example:
+      orbit learning resolve-conflict L-0007
+    """
+    from orbit_learnings.collisions import resolve_conflict
+
+    new_id = resolve_conflict(STATE.workspace(), learning_id.strip())
+    if json_out:
+        emit_json({"kept": learning_id, "new": new_id})
+    else:
+        info(
+            f"{learning_id} keeps our side; the incoming side is now {new_id}. Review, then commit."
+        )
+
+
+def renumber_command(
+    learning_id: Annotated[str, typer.Argument(metavar="OLD", help="The learning to move.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Move a learning to the next free ID, with its sidecars and every link pointing at it.
+
+    \b
+    Example:
+      orbit learning renumber L-0007
+    """
+    from orbit_learnings.collisions import renumber
+
+    new_id = renumber(STATE.workspace(), learning_id.strip())
+    if json_out:
+        emit_json({"old": learning_id, "new": new_id})
+    else:
+        info(f"{learning_id} is now {new_id}")
