@@ -52,9 +52,7 @@ def prune_command(
     for stale in report.stale:
         info(f"{stale.id}\t{', '.join(stale.reasons)}\t{stale.summary}")
     if delete:
-        info(
-            f"Archived {len(archived)} learning(s); `orbit learning list --status archived` shows them."
-        )
+        info(f"Archived {len(archived)} learning(s); see `orbit learning list --status archived`.")
 
 
 def check_command(
