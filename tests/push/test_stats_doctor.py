@@ -26,7 +26,9 @@ def test_stats_counts_injections_per_learning(example: Path, orbit: CliRunner) -
 def test_stats_skips_torn_log_lines(example: Path, orbit: CliRunner) -> None:
     state = example / ".orbit/state"
     state.mkdir(exist_ok=True)
-    (state / "injections.jsonl").write_text('{"ids": ["L-0002"], "at": "2026-11-01T00:00:00Z", "layer": "mcp"}\n{torn\n')
+    (state / "injections.jsonl").write_text(
+        '{"ids": ["L-0002"], "at": "2026-11-01T00:00:00Z", "layer": "mcp"}\n{torn\n'
+    )
     report = orbit("learning", "stats", "--days", "3650", "--json").json()
     assert {r["id"]: r["injected"] for r in report["learnings"]}["L-0002"] == 1
 
@@ -46,13 +48,32 @@ def test_doctor_explains_a_fresh_workspace(example: Path, orbit: CliRunner) -> N
     assert not (example / ".orbit/state/injections.jsonl").exists()  # a dry run records nothing
 
 
-def test_doctor_fails_on_a_broken_store_and_a_missing_hook_command(git_repo: Path, orbit: CliRunner) -> None:
+def test_doctor_fails_on_a_broken_store_and_a_missing_hook_command(
+    git_repo: Path, orbit: CliRunner
+) -> None:
     orbit("learning", "add", "--summary", "x", "--tag", "t")
     (git_repo / ".orbit/learnings/L-0001/votes.jsonl").write_text("nope\n")
     settings = git_repo / ".claude/settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "command", "command": "orbit-not-installed-anywhere hook claude-code"}]}]}}))
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Read",
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "orbit-not-installed-anywhere hook claude-code",
+                                }
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     outcome = orbit("doctor")
     assert outcome.code == 1
     assert "[FAIL] store: 1 problem(s)" in outcome.out
@@ -61,7 +82,9 @@ def test_doctor_fails_on_a_broken_store_and_a_missing_hook_command(git_repo: Pat
     assert "[warn] git hooks: not installed" in outcome.out
 
 
-def test_doctor_without_workspace(tmp_path: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_without_workspace(
+    tmp_path: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     outcome = orbit("doctor")
     assert outcome.code == 1 and "orbit init" in outcome.out
