@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
     """Replace a file's content all at once (temp file in the same folder, fsync, rename).
 
     The temp name is unique per process and moment, so no `tempfile` import is
@@ -33,13 +33,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    fsync_dir(folder)
+    if durable:
+        fsync_dir(folder)
 
 
 def fsync_dir(folder: str | os.PathLike[str]) -> None:
@@ -56,13 +58,18 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def append_line(path: str | os.PathLike[str], line: str) -> None:
-    """Append one line with a single O_APPEND write, so concurrent appenders never interleave."""
+def append_line(path: str | os.PathLike[str], line: str, durable: bool = True) -> None:
+    """Append one line with a single O_APPEND write, so concurrent appenders never interleave.
+
+    `durable=False` skips the fsync for derived state under `.orbit/state/`
+    (session sets, the injection log), which hooks write on every call.
+    """
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

@@ -30,12 +30,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_SCHEMA_VERSION = "3"
+INDEX_SCHEMA_VERSION = "4"
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 # A file modified this close to the scan could change again within the same
 # timestamp tick without its stat changing (git's "racy" case): re-read it next time.
-RACY_WINDOW_NS = 2_000_000_000
+RACY_WINDOW_NS = 1_000_000_000  # covers filesystems with 1-second timestamps
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,6 +74,9 @@ CREATE INDEX problems_folder ON problems(folder);
 CREATE VIRTUAL TABLE learnings_fts USING fts5(
     id UNINDEXED, summary, body, tags, tokenize = 'porter unicode61'
 );
+CREATE VIRTUAL TABLE learnings_trigram USING fts5(
+    id UNINDEXED, summary, body, tags, tokenize = 'trigram'
+);
 """
 
 
@@ -109,40 +112,48 @@ def _is_racy(signature: str, started_ns: int) -> bool:
     return False
 
 
-def _stat_signature(path: str) -> str:
+def _stat_signature(relative: str, dir_fd: int) -> str:
     try:
-        st = os.stat(path)
+        st = os.stat(relative, dir_fd=dir_fd)
     except FileNotFoundError:
         return "-"
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
 def scan(ws: Workspace) -> Scan:
+    """Stat every bundle's files (never parse them): the cheap half of freshness.
+
+    Paths are resolved relative to an open directory descriptor, which makes
+    each stat markedly cheaper than resolving the full path again.
+    """
     started = time.time_ns()
     signatures: dict[str, str] = {}
     legacy: list[str] = []
     folder = ws.learnings_path
     try:
         entries = list(os.scandir(folder))
-    except FileNotFoundError:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
         return Scan({}, started)
-    for entry in entries:
-        name = entry.name
-        if name.startswith("."):
-            continue
-        if entry.is_dir():
-            base = entry.path + os.sep
-            yaml_sig = _stat_signature(base + LEARNING_FILE)
-            if name == "superseded" and yaml_sig == "-":
-                legacy.extend(
-                    f"superseded/{n}"
-                    for n in os.listdir(entry.path)
-                    if n.endswith((".yaml", ".yml"))
-                )
+    try:
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
                 continue
-            signatures[name] = yaml_sig + "|" + _stat_signature(base + VOTES_FILE)
-        elif name.endswith((".yaml", ".yml")) and name != "tags.yaml":
-            legacy.append(name)
+            if entry.is_dir():
+                yaml_sig = _stat_signature(name + "/" + LEARNING_FILE, dir_fd)
+                if name == "superseded" and yaml_sig == "-":
+                    legacy.extend(
+                        f"superseded/{n}"
+                        for n in os.listdir(entry.path)
+                        if n.endswith((".yaml", ".yml"))
+                    )
+                    continue
+                signatures[name] = yaml_sig + "|" + _stat_signature(name + "/" + VOTES_FILE, dir_fd)
+            elif name.endswith((".yaml", ".yml")) and name != "tags.yaml":
+                legacy.append(name)
+    finally:
+        os.close(dir_fd)
     return Scan(signatures, started, sorted(legacy))
 
 
@@ -156,7 +167,16 @@ def _connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
     return conn
 
 
-TABLES = ("learnings_index", "globs", "tags", "votes", "files", "problems", "learnings_fts")
+TABLES = (
+    "learnings_index",
+    "globs",
+    "tags",
+    "votes",
+    "files",
+    "problems",
+    "learnings_fts",
+    "learnings_trigram",
+)
 
 
 def _create_schema(conn: sqlite3.Connection) -> None:
@@ -258,6 +278,7 @@ def _delete_folder(conn: sqlite3.Connection, folder: str) -> None:
         ("tags", "learning_id"),
         ("votes", "learning_id"),
         ("learnings_fts", "id"),
+        ("learnings_trigram", "id"),
         ("files", "folder"),
         ("problems", "folder"),
     ):
@@ -317,10 +338,11 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
             "INSERT INTO votes VALUES (?,?,?,?)",
             [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in loaded.votes],
         )
-        conn.execute(
-            "INSERT INTO learnings_fts (id, summary, body, tags) VALUES (?,?,?,?)",
-            (record.id, record.summary, record.body, " ".join(record.tags)),
-        )
+        for table in ("learnings_fts", "learnings_trigram"):
+            conn.execute(
+                f"INSERT INTO {table} (id, summary, body, tags) VALUES (?,?,?,?)",
+                (record.id, record.summary, record.body, " ".join(record.tags)),
+            )
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],

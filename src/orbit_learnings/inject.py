@@ -164,7 +164,7 @@ def _select_in_session(
         if hits:
             shown_list = [*shown, *(h.id for h in hits)]
             payload = {"session_id": session_id, "shown": shown_list, "updated_at": now_iso()}
-            atomic_write_text(state_file, json.dumps(payload, indent=2) + "\n")
+            atomic_write_text(state_file, json.dumps(payload, indent=2) + "\n", durable=False)
     return hits
 
 
@@ -191,7 +191,7 @@ def _log(
     }
     try:
         os.makedirs(ws.state_path, exist_ok=True)
-        append_line(os.path.join(ws.state_path, INJECTIONS_FILE), json.dumps(row))
+        append_line(os.path.join(ws.state_path, INJECTIONS_FILE), json.dumps(row), durable=False)
     except OSError:
         pass
 

@@ -33,6 +33,7 @@ class Hit:
     """One learning in a result list: what every adapter renders."""
 
     __slots__ = (
+        "explain",
         "id",
         "matched_by",
         "paths",
@@ -69,6 +70,7 @@ class Hit:
         self.vote_score = vote_score
         self.matched_by: list[str] = []
         self.score: float | None = None
+        self.explain: dict[str, object] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -83,6 +85,8 @@ class Hit:
         }
         if self.score is not None:
             data["score"] = round(self.score, 6)
+        if self.explain is not None:
+            data["explain"] = self.explain
         return data
 
 
@@ -229,16 +233,27 @@ def list_learnings(
     statuses = parse_status(status)
     queries = resolve_queries(ws, paths, cwd)
     with open_fresh(ws) as index:
-        if queries or tags:
-            matched = match_ids(index.conn, queries, tags, statuses)
-            hits = _rows(index.conn, list(matched), statuses)
-            for hit in hits:
-                hit.matched_by = matched[hit.id]
-        else:
-            hits = _rows(index.conn, None, statuses)
-        warnings = index.warnings
+        hits = lookup(index.conn, queries, tags, statuses, limit)
+        return Result(hits, index.warnings)
+
+
+def lookup(
+    conn: sqlite3.Connection,
+    queries: Sequence[matching.PathQuery],
+    tags: Sequence[str],
+    statuses: Sequence[str],
+    limit: int | None = None,
+) -> list[Hit]:
+    """The lookup itself, on an already fresh index: match, load rows, rank."""
+    if queries or tags:
+        matched = match_ids(conn, queries, tags, statuses)
+        hits = _rows(conn, list(matched), statuses)
+        for hit in hits:
+            hit.matched_by = matched[hit.id]
+    else:
+        hits = _rows(conn, None, statuses)
     ranked = ranking.rank(hits)
-    return Result(ranked[:limit] if limit is not None else ranked, warnings)
+    return ranked[:limit] if limit is not None else ranked
 
 
 def search_text(
@@ -249,31 +264,36 @@ def search_text(
     status: str | None = "active",
     include_all: bool = False,
     limit: int | None = 20,
+    min_confidence: float | None = None,
+    explain: bool = False,
 ) -> Result:
-    """Free-text search over summary, body and tags; best text match first."""
-    from orbit_learnings.fts import normalise_bm25, tiers_for
+    """Free-text search over summary, body and tags, ranked by the combined score."""
+    from orbit_learnings import config, feedback, search
 
     statuses = parse_status(status, include_all)
-    scores: dict[str, float] = {}
+    weights = search.weights_from(config.load(ws))
     with open_fresh(ws) as index:
-        for tier in tiers_for(text):
-            rows = index.conn.execute(
-                "SELECT id, bm25(learnings_fts, 0.0, 3.0, 1.0, 2.0) FROM learnings_fts"
-                " WHERE learnings_fts MATCH ?",
-                (tier.expression,),
-            )
-            for learning_id, raw in rows:
-                scores.setdefault(learning_id, tier.weight + normalise_bm25(raw))
-        if tags:
-            tagged = match_ids(index.conn, [], tags, statuses)
-            scores = {k: v for k, v in scores.items() if k in tagged}
-        hits = _rows(index.conn, list(scores), statuses)
+        matched = search.text_matches(index.conn, text, statuses, tags)
+        hits = _rows(index.conn, list(matched), statuses)
         warnings = index.warnings
+    confidences = feedback.confidence_for(ws, [h.id for h in hits])
+    if min_confidence is not None:
+        hits = [h for h in hits if confidences[h.id].confidence >= min_confidence]
     for hit in hits:
-        hit.score = scores[hit.id]
-        hit.matched_by = [f"text:{text.strip()}"]
+        scored = matched[hit.id]
+        parts = search.combine(
+            scored.relevance,
+            hit.vote_score,
+            hit.updated_at,
+            confidences[hit.id].confidence,
+            weights,
+        )
+        hit.score = parts["total"]
+        hit.matched_by = [f"text:{scored.tier}"]
+        if explain:
+            hit.explain = {"tier": scored.tier, "bm25": scored.bm25, **parts}
     hits.sort(key=lambda h: h.id)
-    hits.sort(key=lambda h: (h.score or 0.0, h.vote_score), reverse=True)
+    hits.sort(key=lambda h: h.score or 0.0, reverse=True)
     return Result(hits[:limit] if limit is not None else hits, warnings)
 
 
