@@ -156,7 +156,20 @@ def _inject(root: str | None, options: dict[str, object]) -> int:
         max_tokens=_int(options, "max_tokens", "--max-tokens", 1),
         output_format=_single(options, "format") or "reminder",
         feedback_hint=bool(options.get("feedback_hint")),
+        min_confidence=_float(options, "min_confidence"),
     )
+
+
+def _float(options: dict[str, object], key: str) -> float | None:
+    from orbit_learnings.errors import UsageError
+
+    text = _single(options, key)
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"invalid value for --{key.replace('_', '-')}: {text!r}") from None
 
 
 def _guarded(action: object) -> int:

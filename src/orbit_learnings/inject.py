@@ -98,6 +98,7 @@ def select(
     trigger: dict[str, object] | None = None,
     cwd: str | None = None,
     record: bool = True,
+    min_confidence: float | None = None,
 ) -> Injection:
     """Rank matches, then apply dedup, the per-call cap, the session cap and the token budget.
 
@@ -108,6 +109,11 @@ def select(
     if not paths and not tags:
         return Injection([], session_id, {})
     ranked = queries.list_learnings(ws, paths=paths, tags=tags, status="active", cwd=cwd).hits
+    if min_confidence is not None:
+        from orbit_learnings.feedback import confidence_for
+
+        scores = confidence_for(ws, [h.id for h in ranked])
+        ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
     dropped: dict[str, int] = {}
     if session_id is None:
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)

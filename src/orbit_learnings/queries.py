@@ -334,4 +334,7 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
     record["vote_count"] = len(votes)
     record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
     record["votes"] = [dict(v) for v in votes]
+    from orbit_learnings.feedback import summarise
+
+    record.update(summarise(ws, learning_id).to_dict())
     return Detail(record, warnings)

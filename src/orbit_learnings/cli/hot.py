@@ -41,6 +41,7 @@ def do_inject(
     max_tokens: int | None,
     output_format: str,
     feedback_hint: bool,
+    min_confidence: float | None = None,
 ) -> int:
     if output_format not in FORMATS:
         raise UsageError(f"unknown --format {output_format!r}; choose one of {', '.join(FORMATS)}")
@@ -67,6 +68,7 @@ def do_inject(
         render=render,
         layer="inject",
         trigger={"paths": all_paths, "tags": all_tags, "task_file": task_file},
+        min_confidence=min_confidence,
     )
     if output_format == "json":
         emit_json(chosen.to_dict())

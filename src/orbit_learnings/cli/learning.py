@@ -18,6 +18,7 @@ from orbit_learnings.cli.output import (
     render_hits,
     render_list,
     render_record,
+    warn,
     warn_problems,
 )
 from orbit_learnings.cli.state import STATE
@@ -288,6 +289,12 @@ def upvote_command(
         info(f"{summary.learning_id}: {summary.vote_count} vote(s)")
 
 
+ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show each score component.")]
+MinConfidenceOpt = Annotated[
+    float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
+]
+
+
 @app.command("search")
 def search_command(
     text: Annotated[list[str], typer.Argument(metavar="TEXT...", help="Words to look for.")],
@@ -295,6 +302,8 @@ def search_command(
     status: StatusOpt = "active",
     all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    explain: ExplainOpt = False,
+    min_confidence: MinConfidenceOpt = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Full-text search over summaries, bodies and tags.
@@ -303,11 +312,20 @@ def search_command(
     Example:
       orbit learning search "flaky test retry" --limit 5
     """
-    _search_text(" ".join(text), tag, status, all_statuses, limit, json_out)
+    _search_text(
+        " ".join(text), tag, status, all_statuses, limit, json_out, explain, min_confidence
+    )
 
 
 def _search_text(
-    text: str, tag: list[str] | None, status: str, all_statuses: bool, limit: int, json_out: bool
+    text: str,
+    tag: list[str] | None,
+    status: str,
+    all_statuses: bool,
+    limit: int,
+    json_out: bool,
+    explain: bool = False,
+    min_confidence: float | None = None,
 ) -> None:
     result = queries.search_text(
         STATE.workspace(),
@@ -316,12 +334,17 @@ def _search_text(
         status=status,
         include_all=all_statuses,
         limit=limit,
+        explain=explain,
+        min_confidence=min_confidence,
     )
     warn_problems(result.warnings)
     if json_out:
         emit_json(result.to_dict())
-    else:
-        render_hits(result.hits, show_score=True)
+        return
+    render_hits(result.hits, show_score=True)
+    if explain:
+        for hit in result.hits:
+            info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
 
 
 def unified_search_command(
@@ -333,6 +356,8 @@ def unified_search_command(
     status: StatusOpt = "active",
     all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    explain: ExplainOpt = False,
+    min_confidence: MinConfidenceOpt = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
@@ -356,7 +381,9 @@ def unified_search_command(
         else:
             render_hits(result.hits)
         return
-    _search_text(" ".join(words), tag, status, all_statuses, limit, json_out)
+    _search_text(
+        " ".join(words), tag, status, all_statuses, limit, json_out, explain, min_confidence
+    )
 
 
 @app.command("sync")
@@ -421,3 +448,53 @@ def refresh_command(
     if not quiet:
         warn_problems(warnings)
         info(f"Index fresh: {count} learning(s)")
+
+
+@app.command("feedback")
+def feedback_command(
+    learning_id: Annotated[str | None, typer.Argument(metavar="[ID]")] = None,
+    helpful: Annotated[
+        bool | None, typer.Option("--helpful/--not-helpful", help="Was it helpful in this task?")
+    ] = None,
+    task: Annotated[str, typer.Option("--task", help="The task (required).")] = "",
+    model_name: Annotated[str | None, typer.Option("--model", "-m", help="Agent family.")] = None,
+    from_output: Annotated[
+        Path | None,
+        typer.Option("--from-output", help="Record LEARNING_HELPFUL/NOT_HELPFUL markers in FILE."),
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Say whether a learning helped in a task; confidence is derived from these answers.
+
+    \b
+    Examples:
+      orbit learning feedback L-0003 --helpful --task ORB-120 --model claude
+      orbit learning feedback --from-output agent-log.txt --task ORB-120
+    """
+    from orbit_learnings import feedback
+
+    ws = STATE.workspace()
+    if from_output is not None:
+        if learning_id is not None or helpful is not None:
+            raise UsageError(
+                "--from-output reads the verdicts from the file: drop ID and --helpful"
+            )
+        try:
+            text = from_output.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"cannot read {from_output}: {exc.strerror}") from None
+        report = feedback.record_from_output(ws, text, task, model_name)
+        for unknown in report.unknown:
+            warn(f"{from_output}: no learning {unknown}; marker skipped")
+        if json_out:
+            emit_json({"recorded": report.recorded, "unknown": report.unknown})
+        else:
+            info(f"Recorded {len(report.recorded)} verdict(s).")
+        return
+    if learning_id is None or helpful is None:
+        raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
+    confidence = feedback.record(ws, learning_id.strip(), helpful, task, model_name)
+    if json_out:
+        emit_json({"learning_id": learning_id, **confidence.to_dict()})
+    else:
+        info(f"{learning_id}: confidence {confidence.confidence:.2f}")

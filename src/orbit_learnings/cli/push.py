@@ -48,6 +48,9 @@ def inject_command(
         bool,
         typer.Option("--feedback-hint", help="Add the LEARNING_HELPFUL/NOT_HELPFUL instruction."),
     ] = False,
+    min_confidence: Annotated[
+        float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
+    ] = None,
 ) -> None:
     """Print the learnings for a task as a block to prepend to an agent prompt.
 
@@ -68,6 +71,7 @@ def inject_command(
         max_tokens=max_tokens,
         output_format=output_format,
         feedback_hint=feedback_hint,
+        min_confidence=min_confidence,
     )
 
 
