@@ -31,6 +31,14 @@ class NotFound(OrbitError):
     """An ID that names no learning."""
 
 
+class DuplicateSuspected(OrbitError):
+    """A new learning looks like an existing one; the caller may upvote it or force the add."""
+
+    def __init__(self, message: str, similar: list[object]) -> None:
+        super().__init__(message)
+        self.similar = similar
+
+
 class LegacyLayoutError(OrbitError):
     """The store still uses the pre-bundle flat layout."""
 

@@ -138,6 +138,7 @@ class NewLearning:
     evidence: Sequence[Evidence] = ()
     priority: int = 0
     created_by: str | None = None
+    force: bool = False  # add even when a near-duplicate exists
 
 
 def store_lock(ws: Workspace) -> Any:
@@ -212,6 +213,8 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
 
     check_content(new.summary, new.paths, new.tags)
     refuse_legacy_layout(ws)
+    if not new.force:
+        _refuse_near_duplicate(ws, new.summary)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with _store_lock(ws):
         learning_id = allocate_id(ws)
@@ -225,6 +228,21 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
             ws.bundle_dir(learning_id).rmdir()
             raise
     return learning
+
+
+def _refuse_near_duplicate(ws: Workspace, summary: str) -> None:
+    from orbit_learnings.errors import DuplicateSuspected
+    from orbit_learnings.similar import find_similar
+
+    similar = find_similar(ws, summary)
+    if similar:
+        best = similar[0]
+        raise DuplicateSuspected(
+            f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
+            f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
+            "or pass --force to add anyway",
+            similar,
+        )
 
 
 def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, Any]:

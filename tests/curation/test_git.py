@@ -191,10 +191,10 @@ def test_random_ids(workspace: Path) -> None:
     ids = {
         json.loads(
             run_orbit(
-                "learning", "add", "--summary", "s", "--tag", "t", "--json", cwd=workspace
+                "learning", "add", "--summary", f"s{n}", "--tag", "t", "--json", cwd=workspace
             ).out
         )["id"]
-        for _ in range(5)
+        for n in range(5)
     }
     assert len(ids) == 5
     for learning_id in ids:

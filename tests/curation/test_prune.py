@@ -11,7 +11,7 @@ from tests.conftest import CliRunner, git, run_orbit
 
 
 def add(orbit: CliRunner, *args: str) -> str:
-    outcome = orbit("learning", "add", "--summary", "lesson", *args)
+    outcome = orbit("learning", "add", "--summary", "lesson", "--force", *args)
     assert outcome.code == 0, outcome.err
     return outcome.out.strip()
 

@@ -21,7 +21,8 @@ def add(
     paths: tuple[str, ...] = ("src/**",),
     tags: tuple[str, ...] = (),
 ) -> str:
-    return store.create_learning(ws, store.NewLearning(summary=summary, paths=paths, tags=tags)).id
+    new = store.NewLearning(summary=summary, paths=paths, tags=tags, force=True)
+    return store.create_learning(ws, new).id
 
 
 def ids(result: queries.Result) -> list[str]:

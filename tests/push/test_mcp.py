@@ -22,6 +22,7 @@ EXPECTED_TOOLS = {
         "evidence",
         "priority",
         "created_by",
+        "force",
     },
     "orbit_learning_list": {"path", "tag", "status", "limit"},
     "orbit_learning_show": {"id"},

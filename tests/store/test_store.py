@@ -21,6 +21,7 @@ from orbit_learnings.workspace import Workspace
 
 def add(ws: Workspace, summary: str = "Lesson", **kw: object) -> str:
     kw.setdefault("paths", ["src/**"])
+    kw.setdefault("force", True)  # these tests add look-alike learnings on purpose
     return store.create_learning(ws, store.NewLearning(summary=summary, **kw)).id  # type: ignore[arg-type]
 
 

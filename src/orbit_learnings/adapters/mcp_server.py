@@ -82,12 +82,17 @@ class LearningTools:
         created_by: Annotated[
             str | None, Field(description="Author, e.g. the agent family.")
         ] = None,
+        force: Annotated[
+            bool, Field(description="Add even if a near-duplicate exists (else: upvote it).")
+        ] = False,
     ) -> dict[str, Any]:
         """Record a new project learning; returns its allocated id."""
         items = [Evidence(str(e.get("kind", "")), str(e.get("ref", ""))) for e in evidence or []]
         learning = store.create_learning(
             self.ws,
-            store.NewLearning(summary, paths or [], tags or [], body, items, priority, created_by),
+            store.NewLearning(
+                summary, paths or [], tags or [], body, items, priority, created_by, force
+            ),
         )
         return {"id": learning.id, "created_at": learning.created_at}
 

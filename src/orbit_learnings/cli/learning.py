@@ -133,31 +133,50 @@ def add_command(
         str | None,
         typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user)."),
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Record a new learning and print its ID.
+
+    A near-duplicate of an active learning is refused with a suggestion to
+    upvote it instead; --force adds anyway.
 
     \b
     Example:
       orbit learning add --summary "Run migrations in a transaction" \\
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
     """
+    from orbit_learnings.errors import DuplicateSuspected
+    from orbit_learnings.similar import find_similar
+
     ws = STATE.workspace()
     scope_paths, scope_tags = _scope(scope)
-    learning = store.create_learning(
-        ws,
-        store.NewLearning(
-            summary=summary,
-            paths=[*(path or []), *scope_paths],
-            tags=[*(tag or []), *scope_tags],
-            body=_body(body, body_file) or "",
-            evidence=_evidence(evidence),
-            priority=priority,
-            created_by=created_by,
-        ),
+    new = store.NewLearning(
+        summary=summary,
+        paths=[*(path or []), *scope_paths],
+        tags=[*(tag or []), *scope_tags],
+        body=_body(body, body_file) or "",
+        evidence=_evidence(evidence),
+        priority=priority,
+        created_by=created_by,
+        force=force,
     )
+    similar = find_similar(ws, summary) if force and summary.strip() else []
+    try:
+        learning = store.create_learning(ws, new)
+    except DuplicateSuspected as exc:
+        if json_out:
+            emit_json({"id": None, "similar": [s.to_dict() for s in exc.similar]})  # type: ignore[attr-defined]
+        raise
+    for item in similar:
+        warn(f"added although {item.id} looks similar ({item.similarity:.2f}): {item.summary}")
     if json_out:
-        emit_json({"id": learning.id, "created_at": learning.created_at})
+        payload: dict[str, object] = {"id": learning.id, "created_at": learning.created_at}
+        if similar:
+            payload["similar"] = [s.to_dict() for s in similar]
+        emit_json(payload)
     else:
         info(learning.id)
 
