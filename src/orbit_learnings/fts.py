@@ -22,11 +22,21 @@ class Tier:
     weight: float  # added to the normalised BM25 so better tiers always rank first
 
 
+_STOPWORD_TEXT = (
+    "a an and are as at be but by can do does for from how i if in into is it its me my of on "
+    "or should so that the their there this to was we what when where which while who why "
+    "will with you your "
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
 def terms_of(text: str) -> list[str]:
+    """Distinct lower-case word tokens, without stop words (unless nothing else is left)."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(text):
         seen.setdefault(word.lower(), None)
-    return list(seen)[:MAX_TERMS]
+    content = [w for w in seen if w not in STOPWORDS]
+    return (content or list(seen))[:MAX_TERMS]
 
 
 def _quote(term: str) -> str:

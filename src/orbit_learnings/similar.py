@@ -15,48 +15,11 @@ from orbit_learnings.workspace import Workspace
 
 SIMILARITY = 0.6
 _WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "before",
-        "but",
-        "by",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "not",
-        "of",
-        "on",
-        "or",
-        "so",
-        "than",
-        "that",
-        "the",
-        "then",
-        "this",
-        "to",
-        "use",
-        "was",
-        "were",
-        "when",
-        "with",
-        "without",
-    }
+_STOPWORD_TEXT = (
+    "a an and are as at be before but by do does for from has have in into is it its not of "
+    "on or so than that the then this to use was were when with without "
 )
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 @dataclass(frozen=True)

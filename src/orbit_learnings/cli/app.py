@@ -13,7 +13,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
-from orbit_learnings.cli import curation, learning, push
+from orbit_learnings.cli import curation, exchange, learning, push
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
 
@@ -37,6 +37,10 @@ learning.app.command("prune")(curation.prune_command)
 learning.app.command("check")(curation.check_command)
 learning.app.command("resolve-conflict")(curation.resolve_conflict_command)
 learning.app.command("renumber")(curation.renumber_command)
+learning.app.command("context")(exchange.context_command)
+learning.app.command("export")(exchange.export_command)
+learning.app.command("import")(exchange.import_command)
+learning.app.command("embed")(exchange.embed_command)
 app.add_typer(push.hook_app, name="hook")
 app.add_typer(push.hooks_app, name="hooks")
 app.command("mcp")(push.mcp_command)
