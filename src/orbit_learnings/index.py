@@ -30,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_SCHEMA_VERSION = "4"
+INDEX_SCHEMA_VERSION = "5"
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 # A file modified this close to the scan could change again within the same
@@ -57,6 +57,7 @@ CREATE TABLE learnings_index (
 );
 CREATE INDEX learnings_active ON learnings_index(effective_status)
     WHERE effective_status = 'active';
+CREATE INDEX learnings_supersedes ON learnings_index(supersedes) WHERE supersedes IS NOT NULL;
 CREATE TABLE globs (learning_id TEXT NOT NULL, glob TEXT NOT NULL, regex TEXT NOT NULL,
                     anchor TEXT NOT NULL);
 CREATE INDEX globs_anchor ON globs(anchor);
@@ -67,7 +68,8 @@ CREATE INDEX tags_learning ON tags(learning_id);
 CREATE TABLE votes (learning_id TEXT NOT NULL, voter_model TEXT NOT NULL,
                     task_id TEXT NOT NULL, voted_at TEXT NOT NULL,
                     PRIMARY KEY (learning_id, voter_model, task_id));
-CREATE TABLE files (folder TEXT PRIMARY KEY, signature TEXT NOT NULL);
+CREATE TABLE files (folder TEXT PRIMARY KEY, signature TEXT NOT NULL,
+                    votes_signature TEXT NOT NULL DEFAULT '-');
 CREATE TABLE problems (folder TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
                        message TEXT NOT NULL, kind TEXT NOT NULL, learning_id TEXT);
 CREATE INDEX problems_folder ON problems(folder);
@@ -149,7 +151,8 @@ def scan(ws: Workspace) -> Scan:
                         if n.endswith((".yaml", ".yml"))
                     )
                     continue
-                signatures[name] = yaml_sig + "|" + _stat_signature(name + "/" + VOTES_FILE, dir_fd)
+                # Only learning.yaml: votes are checked lazily for the rows a query returns.
+                signatures[name] = yaml_sig
             elif name.endswith((".yaml", ".yml")) and name != "tags.yaml":
                 legacy.append(name)
     finally:
@@ -233,13 +236,14 @@ def _open_usable(ws: Workspace) -> sqlite3.Connection:
 class Loaded:
     """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
 
-    __slots__ = ("folder", "problems", "record", "votes")
+    __slots__ = ("folder", "problems", "record", "votes", "votes_signature")
 
     def __init__(self, folder: str, record: Any, votes: list[Any], problems: list[Problem]) -> None:
         self.folder = folder
         self.record = record
         self.votes = votes
         self.problems = problems
+        self.votes_signature = "-"
 
 
 def _load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -267,8 +271,72 @@ def _load_folder(ws: Workspace, folder: str) -> Loaded:
         record = store.parse_learning(text, folder, display)
     except ValidationFailed as exc:
         return Loaded(folder, None, [], exc.problems)
+    votes_sig = votes_signature(ws, folder)  # before reading: a later append is seen next time
     votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
-    return Loaded(folder, record, votes, vote_problems)
+    loaded = Loaded(folder, record, votes, vote_problems)
+    loaded.votes_signature = votes_sig
+    return loaded
+
+
+def votes_signature(ws: Workspace, folder: str) -> str:
+    try:
+        st = os.stat(os.path.join(ws.learnings_path, folder, VOTES_FILE))
+    except FileNotFoundError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+def _storable_votes_signature(signature: str) -> str:
+    racy = signature != "-" and int(signature.split(":", 1)[0]) >= time.time_ns() - RACY_WINDOW_NS
+    return f"racy:{signature}" if racy else signature
+
+
+def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> None:
+    """Bring the vote rows of these learnings up to date (spec: votes are read at query time).
+
+    Only the matched rows pay: one stat per learning, a re-read when it changed.
+    """
+    from orbit_learnings.votes import read_votes
+
+    if not ids:
+        return
+    stored: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT folder, votes_signature FROM files WHERE folder IN ({marks})", chunk
+        )
+        stored.update({r[0]: r[1] for r in rows})
+    current = {i: votes_signature(ws, i) for i in ids if i in stored}
+    stale = [i for i, sig in current.items() if stored[i] != sig]
+    if not stale:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for folder in stale:
+            bundle = os.path.join(ws.learnings_path, folder)
+            display = f".orbit/learnings/{folder}/{VOTES_FILE}"
+            votes, problems = read_votes(bundle, folder, display)
+            conn.execute("DELETE FROM votes WHERE learning_id = ?", (folder,))
+            conn.executemany(
+                "INSERT OR IGNORE INTO votes VALUES (?,?,?,?)",
+                [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes],
+            )
+            conn.execute("DELETE FROM problems WHERE folder = ? AND kind = 'votes'", (folder,))
+            conn.executemany(
+                "INSERT INTO problems VALUES (?,?,?,?,?,?)",
+                [(folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],
+            )
+            conn.execute(
+                "UPDATE files SET votes_signature = ? WHERE folder = ?",
+                (_storable_votes_signature(current[folder]), folder),
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _delete_folder(conn: sqlite3.Connection, folder: str) -> None:
@@ -288,7 +356,10 @@ def _delete_folder(conn: sqlite3.Connection, folder: str) -> None:
 def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
     from orbit_learnings.globs import InvalidGlob, compile_glob
 
-    conn.execute("INSERT INTO files VALUES (?, ?)", (loaded.folder, signature))
+    conn.execute(
+        "INSERT INTO files VALUES (?, ?, ?)",
+        (loaded.folder, signature, _storable_votes_signature(loaded.votes_signature)),
+    )
     problems = list(loaded.problems)
     record = loaded.record
     if record is not None:
@@ -358,6 +429,7 @@ def _resolve_links(conn: sqlite3.Connection) -> None:
     conn.execute(
         "UPDATE learnings_index SET effective_status = status, "
         "effective_superseded_by = superseded_by"
+        " WHERE effective_status IS NOT status OR effective_superseded_by IS NOT superseded_by"
     )
     conn.execute(
         """
@@ -465,13 +537,16 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
 
 
 class Index:
-    """An open, fresh index plus the problems readers should warn about."""
+    """An open, fresh index; `warnings` are the problems readers should mention."""
 
-    __slots__ = ("conn", "warnings")
+    __slots__ = ("conn",)
 
-    def __init__(self, conn: sqlite3.Connection, warnings: list[Problem]) -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.warnings = warnings
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return _problems(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -486,8 +561,7 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
     try:
         if _meta(conn, "fingerprint") != snapshot.fingerprint():
             _refresh(conn, ws, snapshot)
-        index = Index(conn, _problems(conn))
-        yield index
+        yield Index(conn)
     finally:
         conn.close()
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from orbit_learnings import matching, ranking
 from orbit_learnings.errors import NotFound, Problem, UsageError
-from orbit_learnings.index import open_fresh
+from orbit_learnings.index import open_fresh, refresh_votes
 from orbit_learnings.workspace import Workspace, to_repo_relative
 
 TYPE_CHECKING = False
@@ -127,17 +127,29 @@ def _hit(row: sqlite3.Row) -> Hit:
 
 
 def _rows(
-    conn: sqlite3.Connection, ids: Sequence[str] | None, statuses: Sequence[str]
+    conn: sqlite3.Connection,
+    ids: Sequence[str] | None,
+    statuses: Sequence[str],
+    ws: Workspace | None = None,
 ) -> list[Hit]:
+    """Rows for these ids (all when None), their votes first brought up to date."""
     marks = ",".join("?" * len(statuses))
-    sql = f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
-    params: list[Any] = list(statuses)
-    if ids is not None:
-        if not ids:
-            return []
-        sql += f" AND id IN ({','.join('?' * len(ids))})"
-        params += list(ids)
-    return [_hit(r) for r in conn.execute(sql, params)]
+    if ids is None:
+        sql = f"SELECT id FROM learnings_index WHERE effective_status IN ({marks})"
+        ids = [r[0] for r in conn.execute(sql, list(statuses))]
+    if not ids:
+        return []
+    if ws is not None:
+        refresh_votes(conn, ws, list(ids))
+    hits: list[Hit] = []
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        sql = (
+            f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
+            f" AND id IN ({','.join('?' * len(chunk))})"
+        )
+        hits += [_hit(r) for r in conn.execute(sql, [*statuses, *chunk])]
+    return hits
 
 
 def resolve_queries(
@@ -233,7 +245,7 @@ def list_learnings(
     statuses = parse_status(status)
     queries = resolve_queries(ws, paths, cwd)
     with open_fresh(ws) as index:
-        hits = lookup(index.conn, queries, tags, statuses, limit)
+        hits = lookup(index.conn, queries, tags, statuses, limit, ws)
         return Result(hits, index.warnings)
 
 
@@ -243,15 +255,16 @@ def lookup(
     tags: Sequence[str],
     statuses: Sequence[str],
     limit: int | None = None,
+    ws: Workspace | None = None,
 ) -> list[Hit]:
     """The lookup itself, on an already fresh index: match, load rows, rank."""
     if queries or tags:
         matched = match_ids(conn, queries, tags, statuses)
-        hits = _rows(conn, list(matched), statuses)
+        hits = _rows(conn, list(matched), statuses, ws)
         for hit in hits:
             hit.matched_by = matched[hit.id]
     else:
-        hits = _rows(conn, None, statuses)
+        hits = _rows(conn, None, statuses, ws)
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
 
@@ -274,7 +287,7 @@ def search_text(
     weights = search.weights_from(config.load(ws))
     with open_fresh(ws) as index:
         matched = search.text_matches(index.conn, text, statuses, tags)
-        hits = _rows(index.conn, list(matched), statuses)
+        hits = _rows(index.conn, list(matched), statuses, ws)
         warnings = index.warnings
     confidences = feedback.confidence_for(ws, [h.id for h in hits])
     if min_confidence is not None:
@@ -320,6 +333,7 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
             raise NotFound(
                 f"no learning {learning_id}; `orbit learning list --status all` lists them"
             )
+        refresh_votes(index.conn, ws, [learning_id])
         votes = index.conn.execute(
             "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ?"
             " ORDER BY voted_at",

@@ -8,8 +8,7 @@ earliest timestamp for each (learning, model, task).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
 from orbit_learnings.errors import Problem
 from orbit_learnings.timeutil import normalise_ts
@@ -17,12 +16,22 @@ from orbit_learnings.timeutil import normalise_ts
 VOTES_FILE = "votes.jsonl"
 
 
-@dataclass(frozen=True)
 class Vote:
-    learning_id: str
-    voter_model: str
-    task_id: str
-    voted_at: str
+    """One re-validation vote. A plain class: this module is read on the hot path."""
+
+    __slots__ = ("learning_id", "task_id", "voted_at", "voter_model")
+
+    def __init__(self, learning_id: str, voter_model: str, task_id: str, voted_at: str) -> None:
+        self.learning_id = learning_id
+        self.voter_model = voter_model
+        self.task_id = task_id
+        self.voted_at = voted_at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vote) and (self.key, self.voted_at) == (other.key, other.voted_at)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.voted_at))
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -80,10 +89,11 @@ def _parse_row(raw: str, learning_id: str) -> Vote:
 
 
 def read_votes(
-    bundle_dir: Path, learning_id: str, display_path: str
+    bundle_dir: str | os.PathLike[str], learning_id: str, display_path: str
 ) -> tuple[list[Vote], list[Problem]]:
     try:
-        text = (bundle_dir / VOTES_FILE).read_text(encoding="utf-8")
+        with open(os.path.join(bundle_dir, VOTES_FILE), encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return [], []
     except UnicodeDecodeError:
@@ -91,11 +101,13 @@ def read_votes(
     return parse_votes(text, learning_id, display_path)
 
 
-@dataclass(frozen=True)
 class VoteSummary:
-    learning_id: str
-    vote_count: int
-    last_voted_at: str | None
+    __slots__ = ("last_voted_at", "learning_id", "vote_count")
+
+    def __init__(self, learning_id: str, vote_count: int, last_voted_at: str | None) -> None:
+        self.learning_id = learning_id
+        self.vote_count = vote_count
+        self.last_voted_at = last_voted_at
 
     def to_dict(self) -> dict[str, object]:
         return {
