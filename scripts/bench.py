@@ -56,17 +56,25 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
         path_lines = "".join(f'    - "{p}"\n' for p in paths) or "    []\n"
         (folder / "learning.yaml").write_text(
             f"id: {lid}\nschemaVersion: 1\nstatus: active\n"
-            f"created_at: 2026-0{1 + n % 9}-01T10:00:00Z\nupdated_at: 2026-0{1 + n % 9}-02T10:00:00Z\n"
+            f"created_at: 2026-0{1 + n % 9}-01T10:00:00Z\n"
+            f"updated_at: 2026-0{1 + n % 9}-02T10:00:00Z\n"
             f"created_by: bench\nscope:\n  paths:\n{path_lines}  tags: [{', '.join(tags)}]\n"
-            f"summary: When touching {area} {sub}, remember lesson {n} about {tags[0]} and retries.\n"
+            f"summary: When touching {area} {sub}, remember lesson {n} about {tags[0]}"
+            " and retries.\n"
             f"body: |\n  Longer explanation {n} for {area}: why it matters and how to apply it.\n"
             f"evidence: []\nsupersedes: null\npriority: {n % 3}\n"
         )
         votes = rng.randrange(21)
         if votes:
             rows = [
-                json.dumps({"learning_id": lid, "voter_model": "claude", "voted_at": "2026-06-01T00:00:00Z",
-                            "task_id": f"T-{v}"})
+                json.dumps(
+                    {
+                        "learning_id": lid,
+                        "voter_model": "claude",
+                        "voted_at": "2026-06-01T00:00:00Z",
+                        "task_id": f"T-{v}",
+                    }
+                )
                 for v in range(votes)
             ]
             (folder / "votes.jsonl").write_text("\n".join(rows) + "\n")
@@ -86,14 +94,22 @@ def timed(action: Callable[[], object], repeats: int) -> dict[str, float]:
 def run_process(args: list[str], cwd: Path, stdin: str | None = None) -> float:
     """Wall time (ms) of one child process."""
     start = time.perf_counter()
-    subprocess.run(args, cwd=cwd, input=stdin, text=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        args,
+        cwd=cwd,
+        input=stdin,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return (time.perf_counter() - start) * 1000
 
 
 _RSS_PROBE = (
     "import resource, subprocess, sys; "
-    "subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "quiet = subprocess.DEVNULL; "
+    "subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=quiet, stderr=quiet); "
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
 )
 
@@ -101,16 +117,27 @@ _RSS_PROBE = (
 def peak_rss_mb(args: list[str], cwd: Path, stdin: str | None = None) -> float:
     """Peak RSS of a command, measured from a small launcher so the benchmark's own
     memory (inherited by a forked child until exec) does not count."""
-    out = subprocess.run([sys.executable, "-c", _RSS_PROBE, *args], cwd=cwd, input=stdin, text=True,
-                         capture_output=True, check=False).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE, *args],
+        cwd=cwd,
+        input=stdin,
+        text=True,
+        capture_output=True,
+        check=False,
+    ).stdout
     return round(int(out.strip() or 0) / 1024, 1)
 
 
-def process_stats(args: list[str], cwd: Path, repeats: int, stdin: str | None = None) -> dict[str, float]:
+def process_stats(
+    args: list[str], cwd: Path, repeats: int, stdin: str | None = None
+) -> dict[str, float]:
     walls = sorted(run_process(args, cwd, stdin) for _ in range(repeats))
     p95 = walls[min(len(walls) - 1, max(0, round(0.95 * len(walls)) - 1))]
-    return {"median_ms": round(statistics.median(walls), 2), "p95_ms": round(p95, 2),
-            "max_rss_mb": peak_rss_mb(args, cwd, stdin)}
+    return {
+        "median_ms": round(statistics.median(walls), 2),
+        "p95_ms": round(p95, 2),
+        "max_rss_mb": peak_rss_mb(args, cwd, stdin),
+    }
 
 
 def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]:
@@ -133,17 +160,31 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
         with index.open_fresh(ws) as fresh:
             match_q = queries.resolve_queries(ws, [match])
             miss_q = queries.resolve_queries(ws, [miss])
-            result["path_lookup_match"] = timed(lambda: queries.lookup(fresh.conn, match_q, [], active), repeats)
-            result["path_lookup_miss"] = timed(lambda: queries.lookup(fresh.conn, miss_q, [], active), repeats)
-            result["tag_lookup"] = timed(lambda: queries.lookup(fresh.conn, [], ["security"], active), repeats)
-        result["list_path_end_to_end"] = timed(lambda: queries.list_learnings(ws, paths=[match]), repeats)
-        result["text_search"] = timed(lambda: queries.search_text(ws, "retries billing", limit=10), repeats)
+            result["path_lookup_match"] = timed(
+                lambda: queries.lookup(fresh.conn, match_q, [], active), repeats
+            )
+            result["path_lookup_miss"] = timed(
+                lambda: queries.lookup(fresh.conn, miss_q, [], active), repeats
+            )
+            result["tag_lookup"] = timed(
+                lambda: queries.lookup(fresh.conn, [], ["security"], active), repeats
+            )
+        result["list_path_end_to_end"] = timed(
+            lambda: queries.list_learnings(ws, paths=[match]), repeats
+        )
+        result["text_search"] = timed(
+            lambda: queries.search_text(ws, "retries billing", limit=10), repeats
+        )
         result["freshness_noop"] = timed(lambda: index.open_fresh(ws).__enter__().close(), repeats)
 
         victim = ws.learnings_dir / "L-0001" / "learning.yaml"
 
         def touch_and_refresh() -> None:
-            victim.write_text(victim.read_text().replace("lesson 1 ", "lesson 1  ").replace("lesson 1  ", "lesson 1 "))
+            victim.write_text(
+                victim.read_text()
+                .replace("lesson 1 ", "lesson 1  ")
+                .replace("lesson 1  ", "lesson 1 ")
+            )
             os.utime(victim, ns=(time.time_ns(), time.time_ns() - 5_000_000_000))
             with index.open_fresh(ws):
                 pass
@@ -152,17 +193,30 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
         time.sleep(1.1)
         with index.open_fresh(ws):
             pass
-        result["add"] = timed(lambda: store.create_learning(ws, store.NewLearning("bench add", ["x/**"])),
-                              max(3, repeats // 5))
+
+        def add_one() -> None:  # distinct words, so the near-duplicate check lets it through
+            words = " ".join(f"w{random.getrandbits(40):x}" for _ in range(6))
+            store.create_learning(ws, store.NewLearning(f"bench {words}", ["x/**"]))
+
+        result["add"] = timed(add_one, max(3, repeats // 5))
         counter = iter(range(10**6))
-        result["upvote"] = timed(lambda: store.add_vote(ws, "L-0002", "bench", f"B-{next(counter)}"),
-                                 max(3, repeats // 5))
+        result["upvote"] = timed(
+            lambda: store.add_vote(ws, "L-0002", "bench", f"B-{next(counter)}"),
+            max(3, repeats // 5),
+        )
         time.sleep(1.1)
         with index.open_fresh(ws):
             pass  # leave the index fresh before whole-process runs
         floor = process_stats([sys.executable, "-c", "import sqlite3, json"], tmp, proc_repeats)
-        hook_input = json.dumps({"session_id": "bench", "cwd": str(tmp), "hook_event_name": "PreToolUse",
-                                 "tool_name": "Read", "tool_input": {"file_path": str(tmp / match)}})
+        hook_input = json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": str(tmp),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Read",
+                "tool_input": {"file_path": str(tmp / match)},
+            }
+        )
         commands = {
             "list_path_json": [str(ORBIT), "learning", "list", "--path", match, "--json"],
             "inject": [str(ORBIT), "learning", "inject", "--path", match],
@@ -170,7 +224,9 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
         }
         processes: dict[str, object] = {"floor": floor}
         for name, args in commands.items():
-            stats = process_stats(args, tmp, proc_repeats, hook_input if name == "hook_claude_code" else None)
+            stats = process_stats(
+                args, tmp, proc_repeats, hook_input if name == "hook_claude_code" else None
+            )
             stats["ratio_to_floor"] = round(stats["median_ms"] / floor["median_ms"], 2)
             processes[name] = stats
         result["processes"] = processes
@@ -189,8 +245,13 @@ def machine() -> dict[str, str]:
                 break
     except OSError:
         pass
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpu": cpu,
-            "cores": str(os.cpu_count()), "date": time.strftime("%Y-%m-%d")}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "date": time.strftime("%Y-%m-%d"),
+    }
 
 
 def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
@@ -200,7 +261,9 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         return f"{entry}"
 
     sizes = [r["learnings"] for r in results]
-    head = "| measurement (median / p95 ms) | " + " | ".join(f"{s:,} learnings" for s in sizes) + " |"
+    head = (
+        "| measurement (median / p95 ms) | " + " | ".join(f"{s:,} learnings" for s in sizes) + " |"
+    )
     rows = [head, "|---|" + "---|" * len(sizes)]
     for key, label in [
         ("path_lookup_match", "in-process path lookup, matching path"),
@@ -214,13 +277,24 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("upvote", "`upvote`"),
     ]:
         rows.append(f"| {label} | " + " | ".join(cell(r[key]) for r in results) + " |")
-    rows.append("| full rebuild (`sync`), ms | " + " | ".join(str(r["full_rebuild_ms"]) for r in results) + " |")
-    proc_rows = ["", "| whole process (median ms, ×floor, max RSS MB) | "
-                 + " | ".join(f"{s:,} learnings" for s in sizes) + " |", "|---|" + "---|" * len(sizes)]
-    for key, label in [("floor", "floor: `python -c \"import sqlite3, json\"`"),
-                       ("list_path_json", "`orbit learning list --path P --json`"),
-                       ("inject", "`orbit learning inject --path P`"),
-                       ("hook_claude_code", "`orbit hook claude-code` (PreToolUse JSON on stdin)")]:
+    rows.append(
+        "| full rebuild (`sync`), ms | "
+        + " | ".join(str(r["full_rebuild_ms"]) for r in results)
+        + " |"
+    )
+    proc_rows = [
+        "",
+        "| whole process (median ms, ×floor, max RSS MB) | "
+        + " | ".join(f"{s:,} learnings" for s in sizes)
+        + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+    for key, label in [
+        ("floor", 'floor: `python -c "import sqlite3, json"`'),
+        ("list_path_json", "`orbit learning list --path P --json`"),
+        ("inject", "`orbit learning inject --path P`"),
+        ("hook_claude_code", "`orbit hook claude-code` (PreToolUse JSON on stdin)"),
+    ]:
         cells = []
         for r in results:
             entry = r["processes"][key]  # type: ignore[index]
@@ -229,21 +303,25 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         proc_rows.append(f"| {label} | " + " | ".join(cells) + " |")
     header = (
         "# Performance\n\n"
-        "Generated by `make bench` (`scripts/bench.py`); numbers are from the machine below and move\n"
-        "with it, so compare ratios rather than absolute times.\n\n"
-        f"Machine: {info['cpu']}, {info['cores']} cores, {info['platform']}, Python {info['python']}, "
-        f"{info['date']}.\n\n"
+        "Generated by `make bench` (`scripts/bench.py`); numbers are from the machine below\n"
+        "and move with it, so compare ratios rather than absolute times.\n\n"
+        f"Machine: {info['cpu']}, {info['cores']} cores, {info['platform']}, "
+        f"Python {info['python']}, {info['date']}.\n\n"
     )
     return header + "\n".join(rows + proc_rows) + "\n"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--process-repeats", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of writing docs/performance.md")
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON instead of writing docs/performance.md"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
     args = parser.parse_args()
     if args.quick:

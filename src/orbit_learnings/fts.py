@@ -44,14 +44,17 @@ def _quote(term: str) -> str:
 
 
 def tiers_for(text: str) -> list[Tier]:
+    """Phrase (every word, in order), then NEAR and OR over the content words."""
     terms = terms_of(text)
     if not terms:
         return []
+    words = [w.lower() for w in _WORD.findall(text)][: MAX_TERMS * 2]
     if len(terms) == 1:
-        return [Tier("prefix", _quote(terms[0]) + "*", 1.0)]
+        tiers = [Tier("prefix", _quote(terms[0]) + "*", 1.0)]
+        return [Tier("phrase", _quote(" ".join(words)), 3.0), *tiers] if len(words) > 1 else tiers
     quoted = [_quote(t) for t in terms]
     return [
-        Tier("phrase", _quote(" ".join(terms)), 3.0),
+        Tier("phrase", _quote(" ".join(words)), 3.0),
         Tier("near", f"NEAR({' '.join(quoted)}, {NEAR_WINDOW})", 2.0),
         Tier("any", " OR ".join(quoted), 1.0),
     ]

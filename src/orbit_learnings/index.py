@@ -137,13 +137,20 @@ def scan(ws: Workspace) -> Scan:
         dir_fd = os.open(folder, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
         return Scan({}, started)
+    stat = os.stat
+    suffix = "/" + LEARNING_FILE
     try:
         for entry in entries:
             name = entry.name
-            if name.startswith("."):
+            if name[0] == ".":
                 continue
             if entry.is_dir():
-                yaml_sig = _stat_signature(name + "/" + LEARNING_FILE, dir_fd)
+                # Inlined stat: this loop runs once per learning on every read.
+                try:
+                    st = stat(name + suffix, dir_fd=dir_fd)
+                    yaml_sig = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+                except FileNotFoundError:
+                    yaml_sig = "-"
                 if name == "superseded" and yaml_sig == "-":
                     legacy.extend(
                         f"superseded/{n}"

@@ -151,3 +151,29 @@ def test_lean_path_errors_match_the_full_cli(workspace: Path) -> None:
     assert full.code != 0
     bad_limit = run_orbit("learning", "list", "--limit", "0", "--json", cwd=workspace)
     assert bad_limit.code == 2
+
+
+def test_benchmark_harness_smoke_run() -> None:
+    """The harness must never rot; its timings are reported, never asserted."""
+    from tests.conftest import REPO
+
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/bench.py"), "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)["results"][0]
+    assert result["learnings"] == 30
+    for key in (
+        "path_lookup_match",
+        "tag_lookup",
+        "text_search",
+        "freshness_noop",
+        "add",
+        "upvote",
+    ):
+        assert result[key]["median_ms"] >= 0
+    assert set(result["processes"]) == {"floor", "list_path_json", "inject", "hook_claude_code"}

@@ -1,0 +1,302 @@
+"""Search that finds the right learning: tiers, CJK, score components, feedback, dedup."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, CliRunner
+
+
+def add(orbit: CliRunner, summary: str, *args: str) -> str:
+    outcome = orbit("learning", "add", "--summary", summary, *args)
+    assert outcome.code == 0, outcome.err
+    return outcome.out.strip()
+
+
+def ids(outcome: object) -> list[str]:
+    return [r["id"] for r in outcome.json()["results"]]  # type: ignore[attr-defined]
+
+
+def test_bm25_recall_on_the_labelled_set_stays_above_target() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
+    scores = json.loads(proc.stdout)["bm25"]
+    assert scores["queries"] >= 40
+    assert scores["recall@5"] >= 0.9, scores["misses"]
+
+
+def test_dataset_has_the_required_size() -> None:
+    from tests.eval.dataset import LEARNINGS, QUERIES
+
+    assert len(LEARNINGS) >= 60 and len(QUERIES) >= 40
+
+
+def test_phrase_beats_near_beats_any(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Cache keys include the tenant id", "--tag", "a")  # phrase
+    add(orbit, "Include the tenant in every key the cache stores", "--tag", "b")  # near
+    add(
+        orbit,
+        "Keys rotate yearly",
+        "--tag",
+        "c",
+        "--body",
+        "unrelated cache of documents about many other things " * 3 + "tenant",
+    )  # any
+    outcome = orbit("learning", "search", "cache keys include the tenant", "--explain", "--json")
+    results = outcome.json()["results"]
+    assert [r["id"] for r in results] == ["L-0001", "L-0002", "L-0003"]
+    assert [r["explain"]["tier"] for r in results] == ["phrase", "near", "any"]
+    for r in results:
+        parts = r["explain"]
+        assert {"bm25", "text", "votes", "recency", "helpfulness", "total"} <= set(parts)
+        assert r["score"] == pytest.approx(parts["total"], abs=1e-6)
+
+
+def test_cjk_text_is_found(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "数据库迁移必须在事务中运行", "--tag", "database")
+    add(orbit, "データベースの移行はトランザクション内で実行する", "--tag", "database")
+    add(orbit, "마이그레이션은 트랜잭션 안에서 실행한다", "--tag", "database")
+    assert ids(orbit("learning", "search", "迁移必须", "--json")) == ["L-0001"]
+    assert ids(orbit("learning", "search", "迁移", "--json")) == ["L-0001"]  # two characters
+    assert ids(orbit("learning", "search", "トランザクション", "--json")) == ["L-0002"]
+    assert ids(orbit("learning", "search", "트랜잭션", "--json")) == ["L-0003"]
+
+
+def test_weights_come_from_config(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Retry webhooks with backoff", "--tag", "a")
+    add(orbit, "Webhooks need retries and jitter, always", "--tag", "b")
+    for n in range(5):
+        orbit("learning", "upvote", "--id", "L-0002", "--model", "m", "--task", f"T{n}")
+    assert ids(orbit("learning", "search", "retry webhooks backoff", "--json"))[0] == "L-0001"
+    (workspace / ".orbit/config.yaml").write_text("search:\n  weights:\n    votes: 5.0\n")
+    assert ids(orbit("learning", "search", "retry webhooks backoff", "--json"))[0] == "L-0002"
+    (workspace / ".orbit/config.yaml").write_text("search:\n  weights:\n    typo: 1\n")
+    bad = orbit("learning", "search", "retry", "--json")
+    assert bad.code == 1 and "unknown or non-numeric search weight" in bad.err
+
+
+def test_feedback_confidence_and_latest_answer_stands(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Timeouts on every HTTP call", "--tag", "http")
+    orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T1", "--model", "claude")
+    orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T2", "--model", "claude")
+    orbit("learning", "feedback", "L-0001", "--not-helpful", "--task", "T3")
+    shown = orbit("learning", "show", "L-0001", "--json").json()
+    assert (shown["times_helpful"], shown["times_not_helpful"]) == (2, 1)
+    assert shown["confidence"] == pytest.approx(0.5 + 0.1 - 0.1)
+    orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T3")  # changes its mind
+    shown = orbit("learning", "show", "L-0001", "--json").json()
+    assert (shown["times_helpful"], shown["times_not_helpful"], shown["confidence"]) == (3, 0, 0.65)
+    yaml_text = (workspace / ".orbit/learnings/L-0001/learning.yaml").read_text()
+    assert "confidence" not in yaml_text
+
+
+def test_confidence_is_clamped() -> None:
+    from orbit_learnings.feedback import score
+
+    assert score(0, 10) == 0.1 and score(20, 0) == 1.0 and score(0, 0) == 0.5
+
+
+def test_feedback_from_agent_output(workspace: Path, orbit: CliRunner, tmp_path: Path) -> None:
+    add(orbit, "One lesson here", "--tag", "a")
+    add(orbit, "Another quite different lesson", "--tag", "b")
+    log = tmp_path / "agent.txt"
+    log.write_text(
+        "done.\nLEARNING_HELPFUL: L-0001\nLEARNING_NOT_HELPFUL: L-0002\nLEARNING_HELPFUL: L-0404\n"
+    )
+    outcome = orbit("learning", "feedback", "--from-output", str(log), "--task", "T9", "--json")
+    assert outcome.code == 0
+    payload = outcome.json()
+    assert [(r["id"], r["helpful"]) for r in payload["recorded"]] == [
+        ("L-0001", True),
+        ("L-0002", False),
+    ]
+    assert payload["unknown"] == ["L-0404"] and "L-0404" in outcome.err
+
+
+def test_feedback_needs_a_task_and_a_verdict(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Lesson", "--tag", "a")
+    assert orbit("learning", "feedback", "L-0001", "--helpful").code == 2
+    assert orbit("learning", "feedback", "L-0001", "--task", "T").code == 2
+
+
+def test_min_confidence_filters_search_and_inject(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Use the outbox for email", "--path", "notify/**")
+    add(orbit, "Email templates live in notify/templates", "--path", "notify/**")
+    for task in ("T1", "T2", "T3"):
+        orbit("learning", "feedback", "L-0002", "--not-helpful", "--task", task)
+    assert set(ids(orbit("learning", "search", "email", "--json"))) == {"L-0001", "L-0002"}
+    assert ids(orbit("learning", "search", "email", "--min-confidence", "0.4", "--json")) == [
+        "L-0001"
+    ]
+    injected = orbit(
+        "learning", "inject", "--path", "notify/x.py", "--min-confidence", "0.4", "--format", "json"
+    )
+    assert [h["id"] for h in injected.json()["learnings"]] == ["L-0001"]
+
+
+def test_near_duplicate_add_suggests_upvote(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Run schema migrations inside a transaction", "--path", "db/**")
+    refused = orbit(
+        "learning",
+        "add",
+        "--summary",
+        "Run the schema migrations inside a transaction!",
+        "--tag",
+        "db",
+    )
+    assert refused.code == 1
+    assert (
+        "L-0001 already says this" in refused.err
+        and "orbit learning upvote --id L-0001" in refused.err
+    )
+    as_json = orbit(
+        "learning",
+        "add",
+        "--summary",
+        "Schema migrations run inside a transaction",
+        "--tag",
+        "db",
+        "--json",
+    )
+    assert as_json.code == 1 and as_json.json()["similar"][0]["id"] == "L-0001"
+    forced = orbit(
+        "learning",
+        "add",
+        "--summary",
+        "Run schema migrations inside one transaction",
+        "--tag",
+        "db",
+        "--force",
+        "--json",
+    )
+    assert (
+        forced.code == 0
+        and forced.json()["id"] == "L-0002"
+        and forced.json()["similar"][0]["id"] == "L-0001"
+    )
+    different = orbit(
+        "learning", "add", "--summary", "Paginate list endpoints with cursors", "--tag", "api"
+    )
+    assert different.code == 0
+
+
+def test_context_combines_text_and_scope(example: Path, orbit: CliRunner, tmp_path: Path) -> None:
+    outcome = orbit(
+        "learning",
+        "context",
+        "add a NOT NULL column to the orders table",
+        "--path",
+        "db/migrations/",
+        "--json",
+    )
+    got = [h["id"] for h in outcome.json()["learnings"]]
+    assert got[:2] == ["L-0013", "L-0002"]
+    assert "L-0010" not in got  # a one-word text match is noise
+    target = tmp_path / "prefix.md"
+    written = orbit(
+        "learning", "context", "flaky redis tests", "--max-tokens", "80", "--inject", str(target)
+    )
+    assert written.out == "" and "tokens" in written.err
+    block = target.read_text()
+    assert block.startswith("## Project learnings relevant to this task") and "L-0005" in block
+    assert (len(block) + 3) // 4 <= 80
+
+
+def test_export_data_formats(example: Path, orbit: CliRunner) -> None:
+    data = json.loads(orbit("learning", "export", "--format", "json").out)
+    assert len(data["learnings"]) == 15 and data["learnings"][0]["id"] == "L-0002"
+    lines = orbit("learning", "export", "--format", "jsonl", "--status", "all").out.splitlines()
+    assert len(lines) == 16 and json.loads(lines[0])["id"] == "L-0001"
+    markdown = orbit("learning", "export", "--format", "markdown").out
+    assert (
+        markdown.startswith("# Project learnings")
+        and "## L-0002: Run every schema migration" in markdown
+    )
+    assert orbit("learning", "export", "--format", "pdf").code == 2
+
+
+@pytest.mark.parametrize(
+    ("fmt", "folder", "suffix", "scope_line"),
+    [
+        ("cursor", ".cursor/rules", ".mdc", "globs: db/migrations/**"),
+        ("copilot", ".github/instructions", ".instructions.md", 'applyTo: "db/migrations/**"'),
+        ("claude-rules", ".claude/rules", ".md", '  - "db/migrations/**"'),
+    ],
+)
+def test_rule_exports_replace_only_what_they_generated(
+    example: Path, orbit: CliRunner, fmt: str, folder: str, suffix: str, scope_line: str
+) -> None:
+    rules = example / folder
+    rules.mkdir(parents=True)
+    (rules / f"team-own{suffix}").write_text("hand written\n")
+    (rules / f"orbit-L-9999-gone{suffix}").write_text(
+        "<!-- generated by orbit-learnings; edit the learning, not this file (L-9999) -->\n"
+    )
+    assert orbit("learning", "export", "--format", fmt).code == 0
+    generated = sorted(p.name for p in rules.glob("orbit-*"))
+    assert len(generated) == 15 and not any("L-9999" in g for g in generated)
+    assert (rules / f"team-own{suffix}").read_text() == "hand written\n"
+    l2 = next(rules.glob(f"orbit-L-0002-*{suffix}")).read_text()
+    assert scope_line in l2 and "generated by orbit-learnings" in l2
+    assert orbit("learning", "export", "--format", fmt).code == 0
+    assert sorted(p.name for p in rules.glob("orbit-*")) == generated
+
+
+def test_agents_md_section_is_replaced_in_place(example: Path, orbit: CliRunner) -> None:
+    agents = example / "AGENTS.md"
+    agents.write_text("# Agents\n\nOur own rules.\n")
+    orbit("learning", "export", "--format", "agents-md")
+    orbit("learning", "export", "--format", "agents-md")
+    text = agents.read_text()
+    assert text.startswith("# Agents\n\nOur own rules.\n")
+    assert text.count("orbit-learnings:begin") == 1 and "**L-0002**" in text
+
+
+def test_import_dry_run_then_apply(workspace: Path, orbit: CliRunner) -> None:
+    (workspace / "CLAUDE.md").write_text(
+        "# Notes\n\n## Database\n\n- Always run migrations inside a transaction block\n- short\n"
+        "- [ ] a todo item that is not a rule\n\n## Frontend\n\n* Query component tests by role, never by CSS class\n"
+    )
+    rules = workspace / ".cursor/rules"
+    rules.mkdir(parents=True)
+    (rules / "api.mdc").write_text(
+        "---\ndescription: API\nglobs: services/api/**, services/auth/**\nalwaysApply: false\n---\n\n- Return errors through the problem helper always\n"
+    )
+    instructions = workspace / ".github/instructions"
+    instructions.mkdir(parents=True)
+    (instructions / "py.instructions.md").write_text(
+        '---\napplyTo: "**/*.py"\n---\n- Set timeouts on every outbound HTTP call\n'
+    )
+    files = ["CLAUDE.md", ".cursor/rules/api.mdc", ".github/instructions/py.instructions.md"]
+    dry = orbit("learning", "import", *files, "--json").json()
+    assert dry["applied"] is False and len(dry["candidates"]) == 4
+    assert not list((workspace / ".orbit/learnings").glob("L-*"))
+    by_summary = {c["summary"]: c for c in dry["candidates"]}
+    assert by_summary["Always run migrations inside a transaction block"]["tags"] == [
+        "imported",
+        "database",
+    ]
+    assert by_summary["Return errors through the problem helper always"]["paths"] == [
+        "services/api/**",
+        "services/auth/**",
+    ]
+    assert by_summary["Set timeouts on every outbound HTTP call"]["paths"] == ["**/*.py"]
+    applied = orbit("learning", "import", *files, "--apply", "--json").json()
+    assert [c["created"] for c in applied["candidates"]] == ["L-0001", "L-0002", "L-0003", "L-0004"]
+    again = orbit("learning", "import", *files, "--apply", "--json").json()
+    assert all(c["created"] is None and c["duplicate_of"] for c in again["candidates"])
+
+
+def test_embed_without_the_extra_says_so(workspace: Path, orbit: CliRunner) -> None:
+    outcome = orbit("learning", "embed")
+    assert outcome.code == 1 and "pip install 'orbit-learnings[semantic]'" in outcome.err
