@@ -45,6 +45,7 @@ app.add_typer(push.hook_app, name="hook")
 app.add_typer(push.hooks_app, name="hooks")
 app.command("mcp")(push.mcp_command)
 app.command("doctor")(push.doctor_command)
+app.command("dashboard")(push.dashboard_command)
 app.command("init")(learning.init_command)
 app.command(
     "search",

@@ -230,3 +230,42 @@ def doctor_command(
                 info(f"        {line}")
     if any(c.status == "fail" for c in checks):
         raise typer.Exit(1)
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def dashboard_command(
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to bind (loopback by default).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8765,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in a browser.")
+    ] = False,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Required to bind anything but loopback.")
+    ] = False,
+) -> None:
+    """Serve the Knowledge > Learnings page and its API from this workspace.
+
+    \b
+    Examples:
+      orbit dashboard --open
+      orbit dashboard --port 9000
+    """
+    import os
+    import sys
+
+    from orbit_learnings.adapters import dashboard
+    from orbit_learnings.errors import UsageError
+
+    ws = STATE.workspace()
+    if host not in LOOPBACK:
+        if not allow_remote:
+            raise UsageError(f"binding {host} exposes the store to the network; add --allow-remote")
+        sys.stderr.write(
+            f"orbit: warning: serving on {host}: anyone who can reach it can read the learnings\n"
+        )
+    token = os.environ.get("ORBIT_DASHBOARD_TOKEN") or dashboard.new_token()
+    dashboard.serve(ws, host, port, token, open_browser)

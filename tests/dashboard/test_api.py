@@ -1,0 +1,172 @@
+"""The dashboard's HTTP API, in process, plus a property test that it never answers 500."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from orbit_learnings.adapters.dashboard import build_app
+from orbit_learnings.workspace import Workspace
+
+TOKEN = "test-token"
+
+
+@pytest.fixture
+def client(example: Path) -> TestClient:
+    (example / "db/migrations").mkdir(parents=True)
+    (example / "db/migrations/0001_init.sql").write_text("")
+    return TestClient(build_app(Workspace(example), TOKEN), base_url="http://127.0.0.1:8765")
+
+
+def test_list_with_stats_and_paging(client: TestClient) -> None:
+    data = client.get("/api/learnings", params={"limit": 5}).json()
+    assert len(data["results"]) == 5 and data["matching"] == 15
+    stats = data["stats"]
+    assert (stats["total"], stats["active"], stats["superseded"], stats["archived"]) == (
+        16,
+        15,
+        1,
+        0,
+    )
+    assert stats["last_indexed"].endswith("Z") and stats["stale"] >= 1
+    second = client.get("/api/learnings", params={"limit": 5, "offset": 5}).json()
+    assert not {r["id"] for r in data["results"]} & {r["id"] for r in second["results"]}
+    row = data["results"][0]
+    assert {
+        "id",
+        "summary",
+        "tags",
+        "paths",
+        "vote_count",
+        "confidence",
+        "updated_at",
+        "status",
+        "stale",
+    } <= set(row)
+
+
+def test_filters_search_scope_status(client: TestClient) -> None:
+    def ids(**params: object) -> list[str]:
+        return [r["id"] for r in client.get("/api/learnings", params=params).json()["results"]]
+
+    assert set(ids(tag="database")) == {"L-0002", "L-0013"}
+    assert ids(q="redis")[0] == "L-0005"
+    assert set(ids(scope="db/migrations/0042.sql")) == {"L-0002", "L-0013"}
+    assert set(ids(scope="db/")) == {"L-0002", "L-0013"}
+    assert ids(q="migration", scope="services/") == ["L-0013"]
+    assert ids(status="superseded") == ["L-0001"]
+    stale_ids = {
+        r["id"]
+        for r in client.get("/api/learnings", params={"limit": 50}).json()["results"]
+        if r["stale"]
+    }
+    assert "L-0002" not in stale_ids and "L-0003" in stale_ids  # db/migrations has a file now
+
+
+def test_detail_and_404(client: TestClient) -> None:
+    record = client.get("/api/learnings/L-0005").json()
+    assert record["vote_count"] == 4 and len(record["votes"]) == 4
+    assert (
+        record["confidence"] == 0.5
+        and "times_helpful" in record
+        and isinstance(record["stale"], list)
+    )
+    missing = client.get("/api/learnings/L-0404")
+    assert missing.status_code == 404 and "no learning L-0404" in missing.json()["error"]
+
+
+def test_supersede_needs_token_and_same_origin(client: TestClient, example: Path) -> None:
+    url = "/api/learnings/L-0002/supersede"
+    assert client.post(url, json={"by": "L-0013"}).status_code == 401
+    assert (
+        client.post(url, json={"by": "L-0013"}, headers={"X-Orbit-Token": "nope"}).status_code
+        == 401
+    )
+    evil = client.post(
+        url,
+        json={"by": "L-0013"},
+        headers={"X-Orbit-Token": TOKEN, "Origin": "http://evil.example"},
+    )
+    assert evil.status_code == 403
+    cross = client.post(
+        url, json={"by": "L-0013"}, headers={"X-Orbit-Token": TOKEN, "Sec-Fetch-Site": "cross-site"}
+    )
+    assert cross.status_code == 403
+    assert "status: active" in (example / ".orbit/learnings/L-0002/learning.yaml").read_text()
+    ok = client.post(
+        url,
+        json={"by": "L-0013"},
+        headers={"X-Orbit-Token": TOKEN, "Origin": "http://127.0.0.1:8765"},
+    )
+    assert ok.status_code == 200 and ok.json()["old"]["superseded_by"] == "L-0013"
+    again = client.post(url, json={"by": "L-0013"}, headers={"X-Orbit-Token": TOKEN})
+    assert again.status_code == 409 and "already superseded" in again.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        (b"not json", 400),
+        (b"[]", 400),
+        (b'{"by": 3}', 400),
+        (b'{"by": "L-0404"}', 404),
+        (b'{"by": "L-0002"}', 400),
+    ],
+)
+def test_supersede_refusals_are_json_4xx(client: TestClient, body: bytes, status: int) -> None:
+    response = client.post(
+        "/api/learnings/L-0002/supersede",
+        content=body,
+        headers={"X-Orbit-Token": TOKEN, "Content-Type": "application/json"},
+    )
+    assert response.status_code == status and "error" in response.json()
+
+
+def test_openapi_document(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert set(spec["paths"]) == {
+        "/api/learnings",
+        "/api/learnings/{learning_id}",
+        "/api/learnings/{learning_id}/supersede",
+    }
+
+
+def test_page_is_served_without_a_build_step(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "Knowledge" in page.text and "<script>" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+text = st.text(max_size=40)
+params = st.fixed_dictionaries(
+    {},
+    optional={
+        "q": text,
+        "scope": text,
+        "tag": text,
+        "status": text,
+        "limit": st.one_of(text, st.integers(-5, 10**6).map(str)),
+        "offset": st.one_of(text, st.integers(-5, 10**9).map(str)),
+    },
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=params, learning_id=text, body=st.binary(max_size=60))
+def test_the_api_never_answers_500(
+    client: TestClient, query: dict[str, str], learning_id: str, body: bytes
+) -> None:
+    quoted = quote(learning_id, safe="")
+    assert client.get("/api/learnings", params=query).status_code < 500
+    assert client.get(f"/api/learnings/{quoted}").status_code < 500
+    response = client.post(
+        f"/api/learnings/{quoted}/supersede", content=body, headers={"X-Orbit-Token": TOKEN}
+    )
+    assert response.status_code < 500

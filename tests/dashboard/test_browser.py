@@ -1,0 +1,152 @@
+"""The page, driven in headless Chromium (Debian's `chromium`, through Playwright)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ORBIT_BIN, run_orbit
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
+)
+TOKEN = "browser-test-token"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def server(example: Path) -> Iterator[str]:
+    (example / "services/billing").mkdir(parents=True)
+    (example / "services/billing/tax.py").write_text("")
+    outcome = run_orbit(
+        "learning",
+        "add",
+        "--summary",
+        "Escaping check for rendered bodies",
+        "--tag",
+        "xss",
+        "--body",
+        "<script>window.pwned = 1</script> **bold** and `code`",
+        cwd=example,
+    )
+    assert outcome.code == 0, outcome.err
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(ORBIT_BIN), "dashboard", "--port", str(port)],
+        cwd=example,
+        env={**os.environ, "ORBIT_DASHBOARD_TOKEN": TOKEN},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(url + "/openapi.json", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail(f"dashboard did not start: {proc.stdout.read() if proc.stdout else ''}")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        tab.goto(f"{server}/#token={TOKEN}")
+        tab.wait_for_selector("[data-testid=row]")
+        yield tab
+        browser.close()
+
+
+def row_ids(page: object) -> list[str]:
+    return page.eval_on_selector_all("[data-testid=row]", "rows => rows.map(r => r.dataset.id)")  # type: ignore[attr-defined]
+
+
+def wait_rows(page: object, predicate: object) -> list[str]:
+    for _ in range(50):
+        ids = row_ids(page)
+        if predicate(ids):  # type: ignore[operator]
+            return ids
+        page.wait_for_timeout(100)  # type: ignore[attr-defined]
+    return row_ids(page)
+
+
+def test_load_filter_search_and_path_lookup(page: object) -> None:
+    assert len(row_ids(page)) == 16
+    assert "16" in page.inner_text("[data-testid=stats]")  # type: ignore[attr-defined]
+    page.select_option("[data-testid=tag]", "database")  # type: ignore[attr-defined]
+    assert set(wait_rows(page, lambda ids: len(ids) == 2)) == {"L-0002", "L-0013"}
+    page.select_option("[data-testid=tag]", "")  # type: ignore[attr-defined]
+    page.fill("[data-testid=search]", "redis")  # type: ignore[attr-defined]
+    assert wait_rows(page, lambda ids: ids[:1] == ["L-0005"])[0] == "L-0005"
+    page.fill("[data-testid=search]", "")  # type: ignore[attr-defined]
+    page.fill("[data-testid=path]", "services/billing/tax.py")  # type: ignore[attr-defined]
+    assert set(wait_rows(page, lambda ids: len(ids) == 2)) == {"L-0003", "L-0014"}
+
+
+def test_detail_renders_markdown_as_text_and_supersede(page: object, example: Path) -> None:
+    page.click("[data-testid=row][data-id=L-0017]")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=body]")  # type: ignore[attr-defined]
+    body = page.inner_text("[data-testid=body]")  # type: ignore[attr-defined]
+    assert "<script>window.pwned = 1</script>" in body
+    assert page.evaluate("window.pwned === undefined")  # type: ignore[attr-defined]
+    assert page.inner_html("[data-testid=body]").count("<strong>bold</strong>") == 1  # type: ignore[attr-defined]
+    page.click("[data-testid=row][data-id=L-0012]")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=supersede-by]")  # type: ignore[attr-defined]
+    page.fill("[data-testid=supersede-by]", "L-0017")  # type: ignore[attr-defined]
+    page.click("[data-testid=supersede]")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=detail] >> text=superseded by L-0017")  # type: ignore[attr-defined]
+    assert (
+        "superseded_by: L-0017" in (example / ".orbit/learnings/L-0012/learning.yaml").read_text()
+    )
+    assert "L-0012" not in wait_rows(page, lambda ids: "L-0012" not in ids)
+
+
+def test_supersede_without_token_is_refused(server: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        tab = browser.new_page()
+        tab.on("dialog", lambda dialog: dialog.accept("wrong-token"))
+        tab.goto(server)
+        tab.wait_for_selector("[data-testid=row]")
+        tab.click("[data-testid=row][data-id=L-0012]")
+        tab.fill("[data-testid=supersede-by]", "L-0002")
+        tab.click("[data-testid=supersede]")
+        tab.wait_for_selector("[data-testid=supersede-message].error")
+        assert "X-Orbit-Token" in tab.inner_text("[data-testid=supersede-message]")
+        browser.close()
