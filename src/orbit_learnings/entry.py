@@ -35,6 +35,7 @@ _LIST_OPTIONS = {
     "--status": "status",
     "--limit": "limit",
     "-n": "limit",
+    "--level": "level",
 }
 _INJECT_OPTIONS = {
     "--path": "path",
@@ -139,6 +140,7 @@ def _list(root: str | None, options: dict[str, object]) -> int:
         status=_single(options, "status") or "active",
         limit=_int(options, "limit", "--limit", 1),
         json_out=bool(options.get("json")),
+        level=_single(options, "level") or "all",
     )
 
 

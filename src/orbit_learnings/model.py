@@ -16,8 +16,9 @@ from orbit_learnings.timeutil import normalise_ts
 SCHEMA_VERSION = 1
 STATUSES = ("active", "superseded", "archived")
 EVIDENCE_KINDS = ("task", "commit")
-SEQUENTIAL_ID = re.compile(r"^L-(\d{4,})$")
-ID_PATTERN = re.compile(r"^L-(?:\d{4,}|(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,})$")
+# L- for the project store, U- for the personal (user-level) store.
+SEQUENTIAL_ID = re.compile(r"^[LU]-(\d{4,})$")
+ID_PATTERN = re.compile(r"^[LU]-(?:\d{4,}|(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,})$")
 KNOWN_KEYS = (
     "id",
     "schemaVersion",
@@ -39,8 +40,8 @@ def is_learning_id(value: str) -> bool:
     return bool(ID_PATTERN.match(value))
 
 
-def format_sequential_id(number: int) -> str:
-    return f"L-{number:04d}"
+def format_sequential_id(number: int, prefix: str = "L") -> str:
+    return f"{prefix}-{number:04d}"
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ class Hit:
     __slots__ = (
         "explain",
         "id",
+        "level",
         "matched_by",
         "paths",
         "priority",
@@ -71,6 +72,7 @@ class Hit:
         self.matched_by: list[str] = []
         self.score: float | None = None
         self.explain: dict[str, object] | None = None
+        self.level = "project"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -82,6 +84,7 @@ class Hit:
             "updated_at": self.updated_at,
             "status": self.status,
             "vote_count": self.vote_count,
+            "level": self.level,
         }
         if self.score is not None:
             data["score"] = round(self.score, 6)
@@ -240,13 +243,28 @@ def list_learnings(
     status: str | None = "active",
     limit: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    level: str | None = "all",
 ) -> Result:
-    """Learnings whose scope matches any path or tag (all of them when neither is given)."""
+    """Learnings whose scope matches any path or tag (all of them when neither is given).
+
+    Reads the project store and, unless `level` says otherwise, the personal store;
+    paths are always resolved against the project.
+    """
+    from orbit_learnings import levels
+
     statuses = parse_status(status)
     queries = resolve_queries(ws, paths, cwd)
-    with open_fresh(ws) as index:
-        hits = lookup(index.conn, queries, tags, statuses, limit, ws)
-        return Result(hits, index.warnings)
+    hits: list[Hit] = []
+    warnings: list[Problem] = []
+    for store_ws in levels.stores(ws, levels.check_level(level)):
+        with open_fresh(store_ws) as index:
+            found = lookup(index.conn, queries, tags, statuses, None, store_ws)
+            warnings += index.warnings
+        for hit in found:
+            hit.level = store_ws.level
+        hits += found
+    ranked = ranking.rank(hits) if len(hits) > 1 else hits
+    return Result(ranked[:limit] if limit is not None else ranked, warnings)
 
 
 def lookup(
@@ -279,17 +297,27 @@ def search_text(
     limit: int | None = 20,
     min_confidence: float | None = None,
     explain: bool = False,
+    level: str | None = "all",
 ) -> Result:
     """Free-text search over summary, body and tags, ranked by the combined score."""
-    from orbit_learnings import config, feedback, search
+    from orbit_learnings import config, feedback, levels, search
 
     statuses = parse_status(status, include_all)
     weights = search.weights_from(config.load(ws))
-    with open_fresh(ws) as index:
-        matched = search.text_matches(index.conn, text, statuses, tags)
-        hits = _rows(index.conn, list(matched), statuses, ws)
-        warnings = index.warnings
-    confidences = feedback.confidence_for(ws, [h.id for h in hits])
+    hits: list[Hit] = []
+    matched: dict[str, search.Scored] = {}
+    confidences: dict[str, feedback.Confidence] = {}
+    warnings: list[Problem] = []
+    for store_ws in levels.stores(ws, levels.check_level(level)):
+        with open_fresh(store_ws) as index:
+            found_scores = search.text_matches(index.conn, text, statuses, tags)
+            found = _rows(index.conn, list(found_scores), statuses, store_ws)
+            warnings += index.warnings
+        for hit in found:
+            hit.level = store_ws.level
+        matched.update(found_scores)
+        confidences.update(feedback.confidence_for(store_ws, [h.id for h in found]))
+        hits += found
     if min_confidence is not None:
         hits = [h for h in hits if confidences[h.id].confidence >= min_confidence]
     for hit in hits:
@@ -306,6 +334,7 @@ def search_text(
         if explain:
             hit.explain = {"tier": scored.tier, "bm25": scored.bm25, **parts}
     hits.sort(key=lambda h: h.id)
+    hits.sort(key=lambda h: h.level != "project")
     hits.sort(key=lambda h: h.score or 0.0, reverse=True)
     return Result(hits[:limit] if limit is not None else hits, warnings)
 
@@ -320,6 +349,9 @@ class Detail:
 
 def show_learning(ws: Workspace, learning_id: str) -> Detail:
     """The full record plus derived vote fields, as of the files right now."""
+    from orbit_learnings.levels import for_id
+
+    ws = for_id(ws, learning_id)
     with open_fresh(ws) as index:
         row = index.conn.execute(
             "SELECT record, effective_status, effective_superseded_by FROM learnings_index"
@@ -351,4 +383,5 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
     from orbit_learnings.feedback import summarise
 
     record.update(summarise(ws, learning_id).to_dict())
+    record["level"] = ws.level
     return Detail(record, warnings)

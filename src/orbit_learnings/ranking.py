@@ -61,6 +61,7 @@ def rank(items: Sequence[Any]) -> list[Any]:
     Items need `id`, `vote_score`, `priority` and `updated_at` attributes.
     """
     ordered = sorted(items, key=lambda it: it.id)
+    ordered.sort(key=lambda it: getattr(it, "level", "project") != "project")  # project first
     ordered.sort(key=lambda it: it.updated_at, reverse=True)
     ordered.sort(key=lambda it: (round(it.vote_score, 9), it.priority), reverse=True)
     return ordered

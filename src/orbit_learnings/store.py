@@ -169,23 +169,24 @@ def next_sequential_id(ws: Workspace) -> str:
     highest = 0
     if ws.learnings_dir.is_dir():
         for entry in os.scandir(ws.learnings_dir):
-            match = model.SEQUENTIAL_ID.match(entry.name.removesuffix(".yaml"))
-            if match:
+            name = entry.name.removesuffix(".yaml")
+            match = model.SEQUENTIAL_ID.match(name)
+            if match and name.startswith(ws.prefix):
                 highest = max(highest, int(match.group(1)))
-    return model.format_sequential_id(highest + 1)
+    return model.format_sequential_id(highest + 1, ws.prefix)
 
 
 RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
 RANDOM_LENGTH = 8  # 40 bits
 
 
-def _random_id() -> str:
+def _random_id(prefix: str = "L") -> str:
     import secrets
 
     while True:
         body = "".join(secrets.choice(RANDOM_ALPHABET) for _ in range(RANDOM_LENGTH))
         if any(ch.isalpha() for ch in body):  # never mistakable for a sequential id
-            return f"L-{body}"
+            return f"{prefix}-{body}"
 
 
 def allocate_id(ws: Workspace) -> str:
@@ -199,7 +200,7 @@ def allocate_id(ws: Workspace) -> str:
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     random_ids = id_mode(ws) == "random"
     while True:
-        candidate = _random_id() if random_ids else next_sequential_id(ws)
+        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws)
         try:
             ws.bundle_dir(candidate).mkdir()  # atomic: exactly one process wins a name
         except FileExistsError:

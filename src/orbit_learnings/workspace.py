@@ -21,10 +21,15 @@ INIT_HINT = "run `orbit init` to create one"
 class Workspace:
     """The folder holding `.orbit/`, and the well-known paths inside it."""
 
-    __slots__ = ("root_dir",)
+    __slots__ = ("prefix", "root_dir")
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], prefix: str = "L") -> None:
         self.root_dir = os.path.abspath(os.fspath(root))
+        self.prefix = prefix  # "L" for a project store, "U" for the personal store
+
+    @property
+    def level(self) -> str:
+        return "user" if self.prefix == "U" else "project"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Workspace) and other.root_dir == self.root_dir

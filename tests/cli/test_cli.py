@@ -83,6 +83,7 @@ def test_list_json_has_the_spec_result_shape(workspace: Path, orbit: CliRunner) 
         "updated_at",
         "status",
         "vote_count",
+        "level",
     }
     assert hit["matched_by"] == ["path:crates/orbit-engine/src/perf_stats.rs", "tag:performance"]
 

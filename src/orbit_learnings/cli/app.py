@@ -13,7 +13,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import __version__
-from orbit_learnings.cli import curation, exchange, learning, push
+from orbit_learnings.cli import authoring, curation, exchange, learning, push
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
 
@@ -41,6 +41,8 @@ learning.app.command("context")(exchange.context_command)
 learning.app.command("export")(exchange.export_command)
 learning.app.command("import")(exchange.import_command)
 learning.app.command("embed")(exchange.embed_command)
+learning.app.command("extract")(authoring.extract_command)
+learning.app.add_typer(authoring.drafts_app, name="drafts")
 app.add_typer(push.hook_app, name="hook")
 app.add_typer(push.hooks_app, name="hooks")
 app.command("mcp")(push.mcp_command)

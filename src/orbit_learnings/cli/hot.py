@@ -24,8 +24,11 @@ def do_list(
     status: str,
     limit: int | None,
     json_out: bool,
+    level: str = "all",
 ) -> int:
-    result = queries.list_learnings(ws, paths=paths, tags=tags, status=status, limit=limit)
+    result = queries.list_learnings(
+        ws, paths=paths, tags=tags, status=status, limit=limit, level=level
+    )
     render_list(result, json_out)
     return 0
 

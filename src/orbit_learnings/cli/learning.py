@@ -16,7 +16,6 @@ from orbit_learnings.cli.output import (
     emit_json,
     info,
     render_hits,
-    render_list,
     render_record,
     warn,
     warn_problems,
@@ -44,6 +43,9 @@ StatusOpt = Annotated[
     typer.Option("--status", help="active, superseded, archived or all.", metavar="STATUS"),
 ]
 LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most N results.")]
+LevelOpt = Annotated[
+    str, typer.Option("--level", help="project, user (your personal store) or all.")
+]
 EvidenceOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -136,6 +138,9 @@ def add_command(
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
     ] = False,
+    level: Annotated[
+        str, typer.Option("--level", help="project (default) or user: your personal store.")
+    ] = "project",
     json_out: JsonFlag = False,
 ) -> None:
     """Record a new learning and print its ID.
@@ -151,7 +156,15 @@ def add_command(
     from orbit_learnings.errors import DuplicateSuspected
     from orbit_learnings.similar import find_similar
 
-    ws = STATE.workspace()
+    if level not in ("project", "user"):
+        raise UsageError(f"unknown --level {level!r}; choose project or user")
+    if level == "user":
+        from orbit_learnings.levels import user_workspace
+
+        ws = user_workspace(create=True)
+        assert ws is not None
+    else:
+        ws = STATE.workspace()
     scope_paths, scope_tags = _scope(scope)
     new = store.NewLearning(
         summary=summary,
@@ -187,6 +200,7 @@ def list_command(
     tag: TagOpt = None,
     path: PathOpt = None,
     limit: LimitOpt = None,
+    level: LevelOpt = "all",
     json_out: JsonFlag = False,
 ) -> None:
     """List learnings, optionally those whose scope matches a path, folder, glob or tag.
@@ -196,11 +210,9 @@ def list_command(
       orbit learning list --path src/db/migrate.py --json
       orbit learning list --path 'crates/**' --tag performance
     """
-    ws = STATE.workspace()
-    result = queries.list_learnings(
-        ws, paths=path or [], tags=tag or [], status=status, limit=limit
-    )
-    render_list(result, json_out)
+    from orbit_learnings.cli.hot import do_list
+
+    do_list(STATE.workspace(), path or [], tag or [], status, limit, json_out, level)
 
 
 @app.command("show")
@@ -246,9 +258,8 @@ def update_command(
     Example:
       orbit learning update L-0003 --tag database --tag migrations
     """
-    ws = STATE.workspace()
     learning = store.update_learning(
-        ws,
+        STATE.workspace_for(learning_id),
         learning_id.strip(),
         store.Changes(
             summary=summary,
@@ -279,7 +290,10 @@ def supersede_command(
     Example:
       orbit learning supersede L-0001 --with L-0042
     """
-    old, new = store.supersede(STATE.workspace(), old_id.strip(), new_id.strip())
+    ws = STATE.workspace_for(old_id)
+    if ws != STATE.workspace_for(new_id):
+        raise UsageError("a project learning and a personal one cannot supersede each other")
+    old, new = store.supersede(ws, old_id.strip(), new_id.strip())
     if json_out:
         emit_json({"old": old.to_dict(), "new": new.to_dict()})
     else:
@@ -301,7 +315,9 @@ def upvote_command(
     Example:
       orbit learning upvote --id L-0001 --model claude --task ORB-00095
     """
-    summary = store.add_vote(STATE.workspace(), learning_id.strip(), model_name, task)
+    summary = store.add_vote(
+        STATE.workspace_for(learning_id), learning_id.strip(), model_name, task
+    )
     if json_out:
         emit_json(summary.to_dict())
     else:
@@ -323,6 +339,7 @@ def search_command(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
+    level: LevelOpt = "all",
     json_out: JsonFlag = False,
 ) -> None:
     """Full-text search over summaries, bodies and tags.
@@ -332,7 +349,7 @@ def search_command(
       orbit learning search "flaky test retry" --limit 5
     """
     _search_text(
-        " ".join(text), tag, status, all_statuses, limit, json_out, explain, min_confidence
+        " ".join(text), tag, status, all_statuses, limit, json_out, explain, min_confidence, level
     )
 
 
@@ -345,6 +362,7 @@ def _search_text(
     json_out: bool,
     explain: bool = False,
     min_confidence: float | None = None,
+    level: str = "all",
 ) -> None:
     result = queries.search_text(
         STATE.workspace(),
@@ -355,6 +373,7 @@ def _search_text(
         limit=limit,
         explain=explain,
         min_confidence=min_confidence,
+        level=level,
     )
     warn_problems(result.warnings)
     if json_out:
@@ -377,6 +396,7 @@ def unified_search_command(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
+    level: LevelOpt = "all",
     json_out: JsonFlag = False,
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
@@ -392,7 +412,7 @@ def unified_search_command(
         statuses = "all" if all_statuses else status
         ws = STATE.workspace()
         result = queries.list_learnings(
-            ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit
+            ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit, level=level
         )
         warn_problems(result.warnings)
         if json_out:
@@ -401,7 +421,7 @@ def unified_search_command(
             render_hits(result.hits)
         return
     _search_text(
-        " ".join(words), tag, status, all_statuses, limit, json_out, explain, min_confidence
+        " ".join(words), tag, status, all_statuses, limit, json_out, explain, min_confidence, level
     )
 
 
@@ -512,7 +532,9 @@ def feedback_command(
         return
     if learning_id is None or helpful is None:
         raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
-    confidence = feedback.record(ws, learning_id.strip(), helpful, task, model_name)
+    confidence = feedback.record(
+        STATE.workspace_for(learning_id), learning_id.strip(), helpful, task, model_name
+    )
     if json_out:
         emit_json({"learning_id": learning_id, **confidence.to_dict()})
     else:

@@ -16,5 +16,11 @@ class GlobalState:
     def workspace(self) -> Workspace:
         return find_workspace(self.root)
 
+    def workspace_for(self, learning_id: str) -> Workspace:
+        """The store an ID lives in: `U-` IDs are in the personal store."""
+        from orbit_learnings.levels import for_id
+
+        return for_id(self.workspace(), learning_id.strip())
+
 
 STATE = GlobalState()

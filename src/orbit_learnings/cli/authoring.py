@@ -1,0 +1,136 @@
+"""Authoring help: `learning extract` and `learning drafts list|show|accept|reject`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from orbit_learnings.cli.output import emit_json, info
+from orbit_learnings.cli.state import STATE
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
+
+drafts_app = typer.Typer(
+    help="Review drafts proposed by `orbit learning extract`.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def extract_command(
+    transcripts: Annotated[
+        list[str], typer.Argument(metavar="TRANSCRIPT...", help="Claude Code .jsonl or text files.")
+    ],
+    json_out: JsonFlag = False,
+) -> None:
+    """Propose draft learnings from agent transcripts (corrections, error -> fix).
+
+    Drafts go to .orbit/state/drafts/ for review; nothing enters the store yet.
+
+    \b
+    Examples:
+      orbit learning extract ~/.claude/projects/my-repo/*.jsonl
+      orbit learning drafts list
+    """
+    from orbit_learnings.drafts import run_extract
+
+    result = run_extract(STATE.workspace(), transcripts)
+    if json_out:
+        emit_json({"drafts": result.created, "skipped_existing": result.skipped})
+        return
+    for draft in result.created:
+        info(f"{draft['id']}\t{draft['detector']}\t{draft['confidence']}\t{draft['summary']}")
+    info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
+
+
+@drafts_app.command("list")
+def drafts_list_command(json_out: JsonFlag = False) -> None:
+    """List drafts awaiting review.
+
+    \b
+    Example:
+      orbit learning drafts list
+    """
+    from orbit_learnings.drafts import list_drafts
+
+    records = list_drafts(STATE.workspace())
+    if json_out:
+        emit_json({"drafts": records})
+        return
+    if not records:
+        info("No drafts.")
+    for record in records:
+        info(f"{record['id']}\t{record['detector']}\t{record['confidence']}\t{record['summary']}")
+
+
+@drafts_app.command("show")
+def drafts_show_command(
+    draft_id: Annotated[str, typer.Argument(metavar="ID")], json_out: JsonFlag = False
+) -> None:
+    """Show one draft with its source and proposed scope.
+
+    \b
+    Example:
+      orbit learning drafts show D-1a2b3c4d
+    """
+    from orbit_learnings.drafts import get_draft
+
+    record = get_draft(STATE.workspace(), draft_id)
+    if json_out:
+        emit_json(record)
+        return
+    source = record["source"]
+    info(f"{record['id']} ({record['detector']}, confidence {record['confidence']})")
+    info(f"  summary: {record['summary']}")
+    info(f"  paths:   {', '.join(record['paths']) or '-'}")  # type: ignore[arg-type]
+    info(f"  tags:    {', '.join(record['tags']) or '-'}")  # type: ignore[arg-type]
+    info(f"  source:  {source['file']} messages {source['messages']}")  # type: ignore[index]
+    info("")
+    info(str(record["body"]))
+
+
+@drafts_app.command("accept")
+def drafts_accept_command(
+    draft_id: Annotated[str, typer.Argument(metavar="ID")],
+    summary: Annotated[
+        str | None, typer.Option("--summary", "-s", help="Edit the summary.")
+    ] = None,
+    path: Annotated[
+        list[str] | None, typer.Option("--path", "-p", help="Replace the paths.")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Replace the tags.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Turn a draft into a learning (after the near-duplicate check).
+
+    \b
+    Example:
+      orbit learning drafts accept D-1a2b3c4d --summary "Use pnpm, not npm" --tag tooling
+    """
+    from orbit_learnings.drafts import accept
+
+    learning_id = accept(
+        STATE.workspace(), draft_id, summary=summary, paths=path, tags=tag, force=force
+    )
+    if json_out:
+        emit_json({"draft": draft_id, "id": learning_id})
+    else:
+        info(f"{draft_id} accepted as {learning_id}")
+
+
+@drafts_app.command("reject")
+def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
+    """Discard a draft.
+
+    \b
+    Example:
+      orbit learning drafts reject D-1a2b3c4d
+    """
+    from orbit_learnings.drafts import reject
+
+    reject(STATE.workspace(), draft_id)
+    info(f"{draft_id} rejected")

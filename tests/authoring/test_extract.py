@@ -1,0 +1,191 @@
+"""Drafts from transcripts, the review loop, and the personal (user-level) store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings.extract import extract
+from tests.conftest import REPO, CliRunner
+
+FIXTURES = REPO / "tests/fixtures/transcripts"
+EXPECTED = {
+    "correction.jsonl": [
+        (
+            "correction",
+            "Use pnpm instead of npm in this repo.",
+            ["web/package.json"],
+            ["correction"],
+        )
+    ],
+    "correction.md": [
+        (
+            "correction",
+            "Don't add NOT NULL columns to the orders table in one step; add it nullable, "
+            "backfill in batches, then set NOT NULL.",
+            [],
+            ["correction"],
+        )
+    ],
+    "error_fix.jsonl": [
+        (
+            "error-fix",
+            "`pytest tests/api/test_orders.py -q` failed with `E   ModuleNotFoundError: "
+            "No module named 'httpx'`; fixed by changing pyproject.toml.",
+            ["pyproject.toml"],
+            ["dependencies", "testing"],
+        )
+    ],
+    "noisy.jsonl": [],
+    "noisy.md": [],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_detectors_on_fixture_transcripts(name: str) -> None:
+    drafts = extract(str(FIXTURES / name), "/home/dev/shop")
+    got = [(d.detector, d.summary, d.paths, d.tags) for d in drafts]
+    assert got == EXPECTED[name]
+    for draft in drafts:
+        assert draft.source["file"].endswith(name) and len(draft.source["messages"]) == 2
+        assert 0 < draft.confidence <= 1
+
+
+def test_precision_over_all_fixtures() -> None:
+    produced = sum(len(extract(str(FIXTURES / n), "/home/dev/shop")) for n in EXPECTED)
+    correct = sum(len(v) for v in EXPECTED.values())
+    assert produced == correct == 3  # precision 3/3; the noisy transcripts yield nothing
+
+
+def test_extract_review_accept_reject(workspace: Path, orbit: CliRunner) -> None:
+    files = [str(FIXTURES / n) for n in ("correction.jsonl", "error_fix.jsonl", "noisy.md")]
+    created = orbit("learning", "extract", *files, "--json").json()
+    assert len(created["drafts"]) == 2
+    assert not list((workspace / ".orbit/learnings").glob("L-*"))  # drafts never enter the store
+    again = orbit("learning", "extract", *files, "--json").json()
+    assert again == {"drafts": [], "skipped_existing": 2}
+    listed = orbit("learning", "drafts", "list", "--json").json()["drafts"]
+    by_detector = {d["detector"]: d["id"] for d in listed}
+    shown = orbit("learning", "drafts", "show", by_detector["correction"])
+    assert "pnpm" in shown.out and "correction.jsonl" in shown.out
+    accepted = orbit(
+        "learning",
+        "drafts",
+        "accept",
+        by_detector["correction"],
+        "--summary",
+        "Use pnpm, never npm, in the web app",
+        "--tag",
+        "tooling",
+        "--json",
+    ).json()
+    record = orbit("learning", "show", accepted["id"], "--json").json()
+    assert record["summary"] == "Use pnpm, never npm, in the web app"
+    assert record["scope"] == {"paths": ["web/package.json"], "tags": ["tooling"]}
+    assert record["created_by"] == "orbit-extract"
+    assert orbit("learning", "drafts", "reject", by_detector["error-fix"]).code == 0
+    assert orbit("learning", "drafts", "list", "--json").json() == {"drafts": []}
+    assert orbit("learning", "drafts", "show", "D-00000000").code == 1
+
+
+def test_accept_suggests_an_upvote_for_a_near_duplicate(workspace: Path, orbit: CliRunner) -> None:
+    orbit(
+        "learning", "add", "--summary", "Use pnpm instead of npm in this repo", "--tag", "tooling"
+    )
+    draft_id = orbit("learning", "extract", str(FIXTURES / "correction.jsonl"), "--json").json()[
+        "drafts"
+    ][0]["id"]
+    refused = orbit("learning", "drafts", "accept", draft_id)
+    assert refused.code == 1 and "upvote" in refused.err and "L-0001" in refused.err
+    assert orbit("learning", "drafts", "list", "--json").json()["drafts"]  # still there for review
+
+
+def test_summariser_hook_is_off_by_default_and_pluggable(
+    workspace: Path, orbit: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = tmp_path / "team_summariser.py"
+    module.write_text("def summarise(draft, context):\n    return 'LLM: ' + draft['summary']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("ORBIT_DRAFT_SUMMARISER", "team_summariser:summarise")
+    drafts = orbit("learning", "extract", str(FIXTURES / "correction.md"), "--json").json()[
+        "drafts"
+    ]
+    assert drafts[0]["summary"].startswith("LLM: Don't add NOT NULL")
+    monkeypatch.setenv("ORBIT_DRAFT_SUMMARISER", "missing_module:x")
+    bad = orbit("learning", "extract", str(FIXTURES / "correction.md"))
+    assert bad.code == 1 and "cannot be loaded" in bad.err
+    sys.modules.pop("team_summariser", None)
+
+
+def test_personal_store_beside_the_project(workspace: Path, orbit: CliRunner) -> None:
+    user_root = Path(os.environ["XDG_DATA_HOME"]) / "orbit-learnings"
+    assert (
+        orbit(
+            "learning",
+            "add",
+            "--summary",
+            "Prefer ripgrep over grep -r",
+            "--path",
+            "**",
+            "--tag",
+            "shell",
+            "--level",
+            "user",
+            "--json",
+        ).json()["id"]
+        == "U-0001"
+    )
+    assert (user_root / ".orbit/learnings/U-0001/learning.yaml").exists()
+    assert not (Path.home() / ".orbit").exists()
+    orbit("learning", "add", "--summary", "Shell scripts use set -euo pipefail", "--tag", "shell")
+    rows = orbit("learning", "list", "--tag", "shell", "--json").json()["results"]
+    assert [(r["id"], r["level"]) for r in rows] == [("L-0001", "project"), ("U-0001", "user")]
+    assert [
+        r["id"] for r in orbit("learning", "list", "--level", "user", "--json").json()["results"]
+    ] == ["U-0001"]
+    assert [
+        r["id"] for r in orbit("learning", "list", "--level", "project", "--json").json()["results"]
+    ] == ["L-0001"]
+    assert orbit("learning", "show", "U-0001", "--json").json()["level"] == "user"
+    orbit("learning", "upvote", "--id", "U-0001", "--model", "claude", "--task", "T-1")
+    assert (user_root / ".orbit/learnings/U-0001/votes.jsonl").exists()
+    found = orbit("learning", "search", "ripgrep", "--json").json()["results"]
+    assert [(r["id"], r["level"]) for r in found] == [("U-0001", "user")]
+    injected = orbit("learning", "inject", "--path", "scripts/x.sh", "--format", "json").json()[
+        "learnings"
+    ]
+    assert [h["id"] for h in injected] == ["U-0001"]
+    assert orbit("learning", "list", "--level", "galaxy").code == 2
+    bad = orbit("learning", "supersede", "L-0001", "--with", "U-0001")
+    assert bad.code == 2 and "cannot supersede each other" in bad.err
+
+
+def test_no_personal_store_means_project_only(workspace: Path, orbit: CliRunner) -> None:
+    orbit("learning", "add", "--summary", "A project lesson", "--tag", "t")
+    assert [r["level"] for r in orbit("learning", "list", "--json").json()["results"]] == [
+        "project"
+    ]
+    assert not (Path(os.environ["XDG_DATA_HOME"]) / "orbit-learnings").exists()
+    assert orbit("learning", "show", "U-0001").code == 1
+
+
+def test_linux_user_folder_matches_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the direct XDG computation is Linux-only")
+    from platformdirs import user_data_dir
+
+    from orbit_learnings.levels import user_root
+
+    assert user_root() == user_data_dir("orbit-learnings", appauthor=False)
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert user_root() == user_data_dir("orbit-learnings", appauthor=False)
+
+
+def test_json_of_drafts_is_valid(workspace: Path, orbit: CliRunner) -> None:
+    orbit("learning", "extract", str(FIXTURES / "error_fix.jsonl"))
+    (draft,) = json.loads(orbit("learning", "drafts", "list", "--json").out)["drafts"]
+    assert draft["tags"] == ["dependencies", "testing"] and draft["paths"] == ["pyproject.toml"]
