@@ -16,6 +16,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m compileall -q src  # editable installs skip bytecode; hot commands want it
 	touch $(STAMP)
 
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
 demo: $(STAMP)
 	@bash scripts/demo.sh $(DEMO)
 

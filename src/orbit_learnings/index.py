@@ -17,6 +17,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from zlib import crc32
 
 from orbit_learnings.errors import LegacyLayoutError, Problem, ValidationFailed
 from orbit_learnings.workspace import Workspace
@@ -85,14 +86,19 @@ CREATE VIRTUAL TABLE learnings_trigram USING fts5(
 class Scan:
     """What is on disk right now, as cheap stat signatures per bundle folder."""
 
-    __slots__ = ("legacy", "signatures", "started_ns")
+    __slots__ = ("legacy", "quick", "signatures", "started_ns")
 
     def __init__(
-        self, signatures: dict[str, str], started_ns: int, legacy: list[str] | None = None
+        self,
+        signatures: dict[str, str],
+        started_ns: int,
+        legacy: list[str] | None = None,
+        quick: str = "",
     ) -> None:
         self.signatures = signatures
         self.started_ns = started_ns
         self.legacy = legacy or []
+        self.quick = quick  # the aggregate `quick_check` computes for the same state
 
     def fingerprint(self, stored: dict[str, str] | None = None) -> str:
         source = stored if stored is not None else self.signatures
@@ -122,6 +128,50 @@ def _stat_signature(relative: str, dir_fd: int) -> str:
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
+_MASK = (1 << 64) - 1
+
+
+def _mix(name: str, mtime_ns: int, size: int, ino: int) -> int:
+    """One entry's contribution to the aggregate; order-independent, name-sensitive."""
+    return ((crc32(name.encode()) + 1) * (mtime_ns ^ (size << 20) ^ (ino << 40))) & _MASK
+
+
+def quick_check(ws: Workspace) -> tuple[str, int] | None:
+    """The fast path of freshness: one stat per bundle folded into one number.
+
+    Returns (aggregate, newest mtime), or None without a learnings folder. Building
+    per-folder signatures (the slow path, `scan`) is only needed when this changed.
+    """
+    folder = ws.learnings_path
+    try:
+        names = os.listdir(folder)
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    stat = os.stat
+    suffix = "/" + LEARNING_FILE
+    total = count = newest = 0
+    try:
+        for name in names:  # the body is `_mix`, inlined: this runs per learning per read
+            if name[0] == ".":
+                continue
+            try:
+                st = stat(name + suffix, dir_fd=dir_fd)
+            except (FileNotFoundError, NotADirectoryError):
+                total += crc32(name.encode())
+                continue
+            mtime = st.st_mtime_ns
+            total += (crc32(name.encode()) + 1) * (
+                mtime ^ (st.st_size << 20) ^ (st.st_ino << 40)
+            ) & _MASK
+            count += 1
+            if mtime > newest:
+                newest = mtime
+    finally:
+        os.close(dir_fd)
+    return f"{count}:{total & _MASK:x}", newest
+
+
 def scan(ws: Workspace) -> Scan:
     """Stat every bundle's files (never parse them): the cheap half of freshness.
 
@@ -139,18 +189,23 @@ def scan(ws: Workspace) -> Scan:
         return Scan({}, started)
     stat = os.stat
     suffix = "/" + LEARNING_FILE
+    total = count = 0
     try:
         for entry in entries:
             name = entry.name
             if name[0] == ".":
                 continue
+            if not entry.is_dir():
+                total += crc32(name.encode())
             if entry.is_dir():
-                # Inlined stat: this loop runs once per learning on every read.
                 try:
                     st = stat(name + suffix, dir_fd=dir_fd)
                     yaml_sig = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+                    total += _mix(name, st.st_mtime_ns, st.st_size, st.st_ino)
+                    count += 1
                 except FileNotFoundError:
                     yaml_sig = "-"
+                    total += crc32(name.encode())
                 if name == "superseded" and yaml_sig == "-":
                     legacy.extend(
                         f"superseded/{n}"
@@ -164,7 +219,7 @@ def scan(ws: Workspace) -> Scan:
                 legacy.append(name)
     finally:
         os.close(dir_fd)
-    return Scan(signatures, started, sorted(legacy))
+    return Scan(signatures, started, sorted(legacy), f"{count}:{total & _MASK:x}")
 
 
 # --- connection and schema ---------------------------------------------------
@@ -452,9 +507,16 @@ def _resolve_links(conn: sqlite3.Connection) -> None:
     )
 
 
-def _stamp(conn: sqlite3.Connection, fingerprint: str) -> None:
+def _stamp(conn: sqlite3.Connection, fingerprint: str, snapshot: Scan | None = None) -> None:
+    """Record what was indexed. The quick aggregate is kept only when no file was racy,
+    so a racy state always takes the slow path (and is re-read) next time."""
     from orbit_learnings.timeutil import now_iso
 
+    racy = snapshot is None or any(
+        _is_racy(sig, snapshot.started_ns) for sig in snapshot.signatures.values()
+    )
+    quick = "" if racy or snapshot is None else snapshot.quick
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('quick', ?)", (quick,))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (fingerprint,))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'last_indexed'", (now_iso(),))
 
@@ -474,7 +536,7 @@ def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[P
         _insert(conn, loaded, stored[folder])
     problems.extend(_stored_problems(conn, exclude=problems))
     _resolve_links(conn)
-    _stamp(conn, snapshot.fingerprint(stored))
+    _stamp(conn, snapshot.fingerprint(stored), snapshot)
     return problems
 
 
@@ -535,7 +597,7 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
                     "UPDATE files SET signature = ? WHERE folder = ?", (fresh[folder], folder)
                 )
         _resolve_links(conn)
-        _stamp(conn, snapshot.fingerprint(fresh))
+        _stamp(conn, snapshot.fingerprint(fresh), snapshot)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -562,12 +624,24 @@ class Index:
 @contextlib.contextmanager
 def open_fresh(ws: Workspace) -> Iterator[Index]:
     """Open the index, first bringing it up to date with the files if anything changed."""
-    snapshot = scan(ws)
-    _refuse_legacy(snapshot)
     conn = _open_usable(ws)
     try:
-        if _meta(conn, "fingerprint") != snapshot.fingerprint():
-            _refresh(conn, ws, snapshot)
+        now = time.time_ns()
+        quick = quick_check(ws)
+        fresh = (
+            quick is not None
+            and quick[0] == _meta(conn, "quick")
+            and quick[1] < now - RACY_WINDOW_NS
+        )
+        if not fresh:
+            snapshot = scan(ws)
+            _refuse_legacy(snapshot)
+            if _meta(conn, "fingerprint") != snapshot.fingerprint():
+                _refresh(conn, ws, snapshot)
+            elif _meta(conn, "quick") != snapshot.quick:
+                conn.execute("BEGIN IMMEDIATE")
+                _stamp(conn, snapshot.fingerprint(snapshot.storable()), snapshot)
+                conn.execute("COMMIT")
         yield Index(conn)
     finally:
         conn.close()
