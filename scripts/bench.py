@@ -254,6 +254,9 @@ def machine() -> dict[str, str]:
     }
 
 
+NOTES_MARKER = "<!-- notes: kept when the tables above are regenerated -->"
+
+
 def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
     def cell(entry: object) -> str:
         if isinstance(entry, dict):
@@ -334,7 +337,10 @@ def main() -> int:
     if args.json:
         print(json.dumps({"machine": info, "results": results}, indent=2))
     else:
-        args.out.write_text(markdown(results, info))
+        notes = ""  # hand-written analysis below the marker survives regeneration
+        if args.out.exists() and NOTES_MARKER in args.out.read_text():
+            notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
+        args.out.write_text(markdown(results, info) + "\n" + NOTES_MARKER + notes)
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

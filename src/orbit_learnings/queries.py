@@ -287,6 +287,12 @@ def lookup(
     return ranked[:limit] if limit is not None else ranked
 
 
+def _has_vectors(conn: sqlite3.Connection) -> bool:
+    from orbit_learnings.semantic import has_vectors
+
+    return has_vectors(conn)
+
+
 def search_text(
     ws: Workspace,
     text: str,
@@ -304,6 +310,7 @@ def search_text(
 
     statuses = parse_status(status, include_all)
     weights = search.weights_from(config.load(ws))
+    use_vectors = search.semantic_enabled()
     hits: list[Hit] = []
     matched: dict[str, search.Scored] = {}
     confidences: dict[str, feedback.Confidence] = {}
@@ -311,6 +318,8 @@ def search_text(
     for store_ws in levels.stores(ws, levels.check_level(level)):
         with open_fresh(store_ws) as index:
             found_scores = search.text_matches(index.conn, text, statuses, tags)
+            if use_vectors and _has_vectors(index.conn):
+                found_scores = search.hybrid(index.conn, text, statuses, tags, found_scores)
             found = _rows(index.conn, list(found_scores), statuses, store_ws)
             warnings += index.warnings
         for hit in found:

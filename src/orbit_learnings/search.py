@@ -108,6 +108,60 @@ def _cjk_ids(
     return [r[0] for r in conn.execute(sql, params)]
 
 
+def hybrid(
+    conn: sqlite3.Connection,
+    text: str,
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    bm25: dict[str, Scored],
+) -> dict[str, Scored]:
+    """Fuse BM25 with the vector ranking (when vectors are cached); relevance becomes the
+    normalised fused score. Skipped when BM25 is already confident."""
+    from orbit_learnings import semantic
+
+    strengths = [s.bm25 / (1.0 + s.bm25) for s in bm25.values()]
+    if semantic.bm25_confident(strengths):
+        return bm25
+    vectors = semantic.vector_ranking(conn, text, statuses)
+    if tags:
+        allowed = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT learning_id FROM tags WHERE folded IN ({','.join('?' * len(tags))})",
+                [t.strip().casefold() for t in tags],
+            )
+        }
+        vectors = [(i, c) for i, c in vectors if i in allowed]
+    if not vectors:
+        return bm25
+    bm25_order = sorted(bm25, key=lambda i: (-bm25[i].relevance, i))
+    fused = semantic.rrf(
+        [bm25_order, [i for i, _ in vectors]], [semantic.BM25_WEIGHT, semantic.VECTOR_WEIGHT]
+    )
+    in_vectors = {i for i, _ in vectors}
+    top = semantic.max_rrf()
+    out: dict[str, Scored] = {}
+    for learning_id, score in fused.items():
+        known = bm25.get(learning_id)
+        tier = (
+            (known.tier + "+vector" if learning_id in in_vectors else known.tier)
+            if known
+            else "vector"
+        )
+        out[learning_id] = Scored(
+            learning_id, tier, known.bm25 if known else 0.0, min(score / top, 1.0)
+        )
+    return out
+
+
+def semantic_enabled() -> bool:
+    import os
+
+    from orbit_learnings import semantic
+
+    return os.environ.get("ORBIT_SEMANTIC", "1") != "0" and semantic.available()
+
+
 def recency_bonus(updated_at: str, now: float | None = None) -> float:
     from orbit_learnings.ranking import _epoch
 

@@ -45,13 +45,37 @@ def jaccard(a: str, b: str) -> float:
     return len(left & right) / len(left | right)
 
 
+def _cosines(ws: Workspace, summary: str, ids: list[str]) -> dict[str, float]:
+    """Cosine similarity to cached vectors when the semantic extra is in use, rescaled so
+    that cosine 0.85 lands on the Jaccard threshold."""
+    from orbit_learnings import search
+
+    if not ids or not search.semantic_enabled():
+        return {}
+    from orbit_learnings import semantic
+    from orbit_learnings.index import open_fresh
+
+    with open_fresh(ws) as fresh:
+        if not semantic.has_vectors(fresh.conn):
+            return {}
+        ranked = dict(semantic.vector_ranking(fresh.conn, summary, ("active",)))
+    scale = SIMILARITY / semantic.SIMILAR_COSINE
+    return {i: ranked[i] * scale for i in ids if ranked.get(i, 0.0) >= semantic.SIMILAR_COSINE}
+
+
 def find_similar(ws: Workspace, summary: str, body: str = "", limit: int = 3) -> list[Similar]:
     """Active learnings whose summary says nearly the same thing."""
     from orbit_learnings.queries import search_text
 
     candidates = search_text(ws, summary, limit=25).hits
+    cosines = _cosines(ws, summary, [h.id for h in candidates])
     found = [
-        Similar(hit.id, hit.summary, round(jaccard(summary, hit.summary), 3)) for hit in candidates
+        Similar(
+            hit.id,
+            hit.summary,
+            round(max(jaccard(summary, hit.summary), cosines.get(hit.id, 0.0)), 3),
+        )
+        for hit in candidates
     ]
     close = [s for s in found if s.similarity >= SIMILARITY]
     close.sort(key=lambda s: (-s.similarity, s.id))

@@ -10,7 +10,7 @@ import typer
 
 from orbit_learnings.cli.output import emit_json, info, warn
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.errors import OrbitError, UsageError
+from orbit_learnings.errors import UsageError
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 
@@ -128,18 +128,35 @@ def import_command(
         info("Dry run: nothing written. Re-run with --apply to create them.")
 
 
-def embed_command() -> None:
+def embed_command(json_out: JsonFlag = False) -> None:
     """Compute local embeddings for semantic search (needs the optional `semantic` extra).
+
+    Vectors are cached in the index (never in git), keyed by the learning's text;
+    re-running only embeds what changed.
 
     \b
     Example:
       pip install 'orbit-learnings[semantic]' && orbit learning embed
     """
-    try:
-        import sentence_transformers  # noqa: F401
-    except ImportError:
+    from orbit_learnings import semantic
+    from orbit_learnings.index import open_fresh
+
+    if not semantic.available():
         warn("no embedding model is installed; search uses BM25 only")
-        raise OrbitError(
-            "semantic search needs the optional extra: pip install 'orbit-learnings[semantic]'"
-        ) from None
-    raise OrbitError("semantic embeddings are not implemented in this version; BM25 search is used")
+    semantic.require()
+    with open_fresh(STATE.workspace()) as fresh:
+        todo = len(semantic.missing(fresh.conn))
+        if json_out or not sys.stderr.isatty():
+            count = semantic.embed(fresh.conn)
+        else:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as bar:
+                task = bar.add_task("embedding learnings", total=todo)
+                count = semantic.embed(
+                    fresh.conn, lambda done, total: bar.update(task, completed=done)
+                )
+    if json_out:
+        emit_json({"embedded": count})
+    else:
+        info(f"Embedded {count} learning(s); semantic search is on.")
