@@ -17,6 +17,7 @@ class CompiledGlob:
     glob: str
     regex: str
     anchor: str  # literal leading folders ("crates/orbit-engine/") or "" when it floats
+    sql_glob: str  # a SQLite GLOB pattern matching a superset of what `regex` matches
 
 
 class InvalidGlob(OrbitError):
@@ -36,7 +37,41 @@ def compile_glob(glob: str) -> CompiledGlob:
     regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
     if regex is None or not include:
         raise InvalidGlob(f"invalid scope glob {glob!r}")
-    return CompiledGlob(text, regex, _anchor(text))
+    return CompiledGlob(text, regex, _anchor(text), sql_prefilter(text))
+
+
+def sql_prefilter(glob: str) -> str:
+    """A SQLite GLOB pattern that matches every path the gitignore glob matches (and more).
+
+    SQLite's `*` also crosses `/`, so the translation only widens: the index can test
+    thousands of globs in C, and Python compiles and runs the exact regex only for the
+    few that pass. Floating globs get a leading `*`, and every glob a trailing `*` for
+    the paths below a matching folder.
+    """
+    body = glob.strip()
+    floating = "/" not in body.rstrip("/")
+    body = body.lstrip("/").replace("**/", "*")  # `**/` may match nothing: a/**/b covers a/b
+    out: list[str] = ["*"] if floating else []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            out.append(f"[{body[i + 1]}]")
+            i += 2
+            continue
+        if ch == "[":
+            end = body.find("]", i + 2)
+            if end != -1:
+                inner = body[i + 1 : end]
+                out.append("[^" + inner[1:] + "]" if inner[:1] in ("!", "^") else "[" + inner + "]")
+                i = end + 1
+                continue
+        out.append("*" if ch == "*" else ch)
+        i += 1
+    pattern = "".join(out)
+    while "**" in pattern:
+        pattern = pattern.replace("**", "*")
+    return pattern if pattern.endswith("*") else pattern + "*"
 
 
 def _never_matches(glob: str) -> str | None:

@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_SCHEMA_VERSION = "5"
+INDEX_SCHEMA_VERSION = "6"
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 # A file modified this close to the scan could change again within the same
@@ -60,7 +60,7 @@ CREATE INDEX learnings_active ON learnings_index(effective_status)
     WHERE effective_status = 'active';
 CREATE INDEX learnings_supersedes ON learnings_index(supersedes) WHERE supersedes IS NOT NULL;
 CREATE TABLE globs (learning_id TEXT NOT NULL, glob TEXT NOT NULL, regex TEXT NOT NULL,
-                    anchor TEXT NOT NULL);
+                    anchor TEXT NOT NULL, sql_glob TEXT NOT NULL);
 CREATE INDEX globs_anchor ON globs(anchor);
 CREATE INDEX globs_learning ON globs(learning_id);
 CREATE TABLE tags (learning_id TEXT NOT NULL, tag TEXT NOT NULL, folded TEXT NOT NULL);
@@ -461,8 +461,8 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
             ),
         )
         conn.executemany(
-            "INSERT INTO globs VALUES (?,?,?,?)",
-            [(record.id, c.glob, c.regex, c.anchor) for c in compiled],
+            "INSERT INTO globs VALUES (?,?,?,?,?)",
+            [(record.id, c.glob, c.regex, c.anchor, c.sql_glob) for c in compiled],
         )
         conn.executemany(
             "INSERT INTO tags VALUES (?,?,?)", [(record.id, t, t.casefold()) for t in record.tags]

@@ -192,8 +192,10 @@ def _path_hits(
         return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
     anchors = matching.anchor_candidates(query.text)
     sql = _GLOBS_BY_STATUS.format(column="regex", statuses=_marks(len(statuses)))
-    sql += f" AND g.anchor IN ({_marks(len(anchors))})"
-    rows = conn.execute(sql, [*statuses, *anchors])
+    # The anchor (indexed) and the GLOB prefilter run in SQLite; Python compiles and
+    # runs the exact regex only for the few globs that survive both.
+    sql += f" AND g.anchor IN ({_marks(len(anchors))}) AND ? GLOB g.sql_glob"
+    rows = conn.execute(sql, [*statuses, *anchors, query.text])
     return {r[0] for r in rows if matching.path_matches(r[1], query.text)}
 
 

@@ -375,7 +375,9 @@ def test_every_command_has_help_with_an_example(orbit: CliRunner) -> None:
 
 
 def test_every_command_is_documented() -> None:
-    docs = "\n".join(p.read_text() for p in (Path(__file__).resolve().parents[2] / "docs").rglob("*.md"))
+    docs = "\n".join(
+        p.read_text() for p in (Path(__file__).resolve().parents[2] / "docs").rglob("*.md")
+    )
     for path in _leaf_commands():
         spelled = "orbit " + " ".join(path)
         if path[:2] == ("learning", "drafts"):

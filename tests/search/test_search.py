@@ -316,7 +316,9 @@ def test_rrf_fusion_and_confidence_gate() -> None:
     assert fused["c"] == pytest.approx(2 / 63 + 1 / 61 + 0.05)
     assert fused["d"] == pytest.approx(1 / 62 + 0.02)
     assert max(fused, key=fused.get) == "c"
-    assert bm25_confident([0.9, 0.7]) and not bm25_confident([0.9, 0.8]) and not bm25_confident([0.8])
+    assert (
+        bm25_confident([0.9, 0.7]) and not bm25_confident([0.9, 0.8]) and not bm25_confident([0.8])
+    )
 
 
 semantic_only = pytest.mark.skipif(
@@ -331,5 +333,7 @@ def test_hybrid_search_finds_by_meaning(workspace: Path, orbit: CliRunner) -> No
     add(orbit, "Kubernetes pods need readiness probes", "--tag", "k8s")
     assert orbit("learning", "embed", "--json").json() == {"embedded": 2}
     assert orbit("learning", "embed", "--json").json() == {"embedded": 0}  # cached by content hash
-    results = orbit("learning", "search", "rounding errors with prices", "--explain", "--json").json()["results"]
+    results = orbit(
+        "learning", "search", "rounding errors with prices", "--explain", "--json"
+    ).json()["results"]
     assert results[0]["id"] == "L-0001" and "vector" in results[0]["explain"]["tier"]

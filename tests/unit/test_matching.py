@@ -119,3 +119,46 @@ def test_anchor_never_hides_a_match(glob_parts: list[str], path_parts: list[str]
     path = "/".join(path_parts)
     if re.search(compiled.regex, path):
         assert compiled.anchor in matching.anchor_candidates(path)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    glob_parts=st.lists(pattern_segment, min_size=1, max_size=4),
+    leading_slash=st.booleans(),
+    trailing_slash=st.booleans(),
+    path_parts=st.lists(segment, min_size=1, max_size=5),
+)
+def test_sql_prefilter_never_drops_a_match(
+    glob_parts: list[str], leading_slash: bool, trailing_slash: bool, path_parts: list[str]
+) -> None:
+    """The SQLite GLOB prefilter may let extra globs through, never lose a real match."""
+    import sqlite3
+
+    glob = ("/" if leading_slash else "") + "/".join(glob_parts) + ("/" if trailing_slash else "")
+    compiled = compile_glob(glob)
+    path = "/".join(path_parts)
+    if re.search(compiled.regex, path):
+        passed = (
+            sqlite3.connect(":memory:")
+            .execute("SELECT ? GLOB ?", (path, compiled.sql_glob))
+            .fetchone()[0]
+        )
+        assert passed == 1, (glob, path, compiled.sql_glob)
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [
+        ("*.py", "**.py*"),
+        ("src/**/x.py", "src/*x.py*"),
+        ("a/[!b]c", "a/[^b]c*"),
+        ("/top", "top*"),
+        ("a\\*b", "*a[*]b*"),
+        ("**/a", "*a*"),
+        ("a/**/b", "a/*b*"),
+    ],
+)
+def test_sql_prefilter_shapes(glob: str, expected: str) -> None:
+    from orbit_learnings.globs import sql_prefilter
+
+    assert sql_prefilter(glob) == expected.replace("**", "*")
