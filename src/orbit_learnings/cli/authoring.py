@@ -6,10 +6,9 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import emit_json, info
 from orbit_learnings.cli.state import STATE
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 
 drafts_app = typer.Typer(
     help="Review drafts proposed by `orbit learning extract`.",

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import emit_json, info, is_terminal
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.errors import UsageError
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 
 
 def prune_command(

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from orbit_learnings import queries, store
+from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import (
     emit_json,
     info,
@@ -30,7 +31,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 PathOpt = Annotated[
     list[str] | None,
     typer.Option("--path", "-p", help="A file, folder or glob (repeatable).", metavar="PATH"),

@@ -112,6 +112,26 @@ CommandOpt = Annotated[
 ]
 
 
+def _hooks(install: bool, claude: bool, command: str | None) -> None:
+    """One body for install and uninstall: git hooks by default, Claude Code with --claude."""
+    from orbit_learnings.cli.output import info
+
+    ws = STATE.workspace()
+    if claude:
+        from orbit_learnings import claude_setup
+
+        action = claude_setup.install if install else claude_setup.uninstall
+        report = action(ws.root, command or claude_setup.HOOK_COMMAND)
+    else:
+        from orbit_learnings import githooks
+
+        report = (githooks.install if install else githooks.uninstall)(ws)
+    for item in report.changed:
+        info(f"{'installed' if install else 'removed'} {item}")
+    for item in report.unchanged:
+        info(f"{'already there' if install else 'left alone'}: {item}")
+
+
 @hooks_app.command("install")
 def hooks_install_command(claude: ClaudeFlag = False, command: CommandOpt = None) -> None:
     """Install hooks. Existing hooks are chained, never overwritten; running twice adds nothing.
@@ -121,21 +141,7 @@ def hooks_install_command(claude: ClaudeFlag = False, command: CommandOpt = None
       orbit hooks install            # post-merge, post-checkout, post-rewrite, pre-commit
       orbit hooks install --claude   # .claude/settings.json entry + .claude/skills/orbit-learnings
     """
-    from orbit_learnings.cli.output import info
-
-    ws = STATE.workspace()
-    if claude:
-        from orbit_learnings import claude_setup
-
-        report = claude_setup.install(ws.root, command or claude_setup.HOOK_COMMAND)
-    else:
-        from orbit_learnings import githooks
-
-        report = githooks.install(ws)
-    for item in report.changed:
-        info(f"installed {item}")
-    for item in report.unchanged:
-        info(f"already there: {item}")
+    _hooks(True, claude, command)
 
 
 @hooks_app.command("uninstall")
@@ -147,21 +153,7 @@ def hooks_uninstall_command(claude: ClaudeFlag = False, command: CommandOpt = No
       orbit hooks uninstall
       orbit hooks uninstall --claude
     """
-    from orbit_learnings.cli.output import info
-
-    ws = STATE.workspace()
-    if claude:
-        from orbit_learnings import claude_setup
-
-        report = claude_setup.uninstall(ws.root, command or claude_setup.HOOK_COMMAND)
-    else:
-        from orbit_learnings import githooks
-
-        report = githooks.uninstall(ws)
-    for item in report.changed:
-        info(f"removed {item}")
-    for item in report.unchanged:
-        info(f"left alone: {item}")
+    _hooks(False, claude, command)
 
 
 def mcp_command(
