@@ -44,7 +44,7 @@ class StaleCache:
         self.reasons: dict[str, list[str]] = {}
 
     def get(self) -> dict[str, list[str]]:
-        from orbit_learnings.index import scan
+        from orbit_learnings.freshness import scan
         from orbit_learnings.staleness import find_stale
 
         key = scan(self.ws).fingerprint() + str(int(time.time() // 60))
