@@ -82,6 +82,7 @@ def attach_learnings(
             session_id=session_id,
             layer="mcp",
             trigger={"paths": paths},
+            cwd=ws.root_dir,  # the paths are repo-relative already
         )
         learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits if h.id not in skip]
     return {**result, "learnings": learnings}

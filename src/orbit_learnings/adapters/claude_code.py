@@ -73,7 +73,7 @@ def respond(
         max_tokens=MAX_CONTEXT_CHARS // 4,
         layer="claude-code",
         trigger={"tool": tool, "path": relative},
-        cwd=cwd,
+        cwd=ws.root_dir,  # `relative` is already repo-relative, whatever Claude's cwd is
         record=record,
     )
     if not chosen.hits:
