@@ -29,8 +29,7 @@ RULE_DIRS = {
 
 
 def records(ws: Workspace, status: str) -> list[dict[str, object]]:
-    hits = queries.list_learnings(ws, status=status).hits
-    return [queries.show_learning(ws, h.id).record for h in sorted(hits, key=lambda h: h.id)]
+    return queries.full_records(ws, status)
 
 
 def export_data(ws: Workspace, fmt: str, status: str) -> str:

@@ -377,13 +377,34 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
                 f"no learning {learning_id}; `orbit learning list --status all` lists them"
             )
         refresh_votes(index.conn, ws, [learning_id])
-        votes = index.conn.execute(
-            "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ?"
-            " ORDER BY voted_at",
-            (learning_id,),
-        ).fetchall()
+        record = _full_record(index.conn, ws, row)
         warnings = [w for w in index.warnings if w.id == learning_id]
+    return Detail(record, warnings)
+
+
+def full_records(ws: Workspace, status: str | None = "active") -> list[dict[str, Any]]:
+    """Every record of these statuses, as `show` reports them, in one pass over the index."""
+    statuses = parse_status(status)
+    marks = ",".join("?" * len(statuses))
+    with open_fresh(ws) as index:
+        rows = index.conn.execute(
+            "SELECT id, record, effective_status, effective_superseded_by FROM learnings_index"
+            f" WHERE effective_status IN ({marks}) ORDER BY id",
+            list(statuses),
+        ).fetchall()
+        refresh_votes(index.conn, ws, [r["id"] for r in rows])
+        return [_full_record(index.conn, ws, row) for row in rows]
+
+
+def _full_record(conn: sqlite3.Connection, ws: Workspace, row: sqlite3.Row) -> dict[str, Any]:
+    """The stored record with effective status, unknown keys, votes and confidence."""
+    from orbit_learnings.feedback import summarise
+
     record = json.loads(row["record"])
+    votes = conn.execute(
+        "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
+        (record["id"],),
+    ).fetchall()
     extra = record.pop("extra", {}) or {}
     record["status"] = row["effective_status"]
     record["superseded_by"] = row["effective_superseded_by"]
@@ -391,8 +412,6 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
     record["vote_count"] = len(votes)
     record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
     record["votes"] = [dict(v) for v in votes]
-    from orbit_learnings.feedback import summarise
-
-    record.update(summarise(ws, learning_id).to_dict())
+    record.update(summarise(ws, record["id"]).to_dict())
     record["level"] = ws.level
-    return Detail(record, warnings)
+    return record
