@@ -27,131 +27,111 @@ RACY_WINDOW_NS = 1_000_000_000  # covers filesystems with 1-second timestamps
 
 
 class Scan:
-    """What is on disk right now, as cheap stat signatures per bundle folder."""
+    """What is on disk right now: one stat of each bundle's `learning.yaml`.
 
-    __slots__ = ("legacy", "quick", "signatures", "started_ns")
+    `quick` folds every stat into one number (the fast path: compare it with the one
+    stored at the last refresh). Per-folder `signatures`, needed only when it differs,
+    are built lazily from the same stats, so a read never stats a file twice.
+    """
+
+    __slots__ = ("_fingerprint", "entries", "legacy", "missing", "newest", "quick", "started_ns")
 
     def __init__(
         self,
-        signatures: dict[str, str],
+        entries: list[tuple[str, int, int, int]],
+        missing: list[str],
         started_ns: int,
         legacy: list[str] | None = None,
         quick: str = "",
+        newest: int = 0,
     ) -> None:
-        self.signatures = signatures
+        self.entries = entries  # (folder, mtime_ns, size, inode) of each learning.yaml
+        self.missing = missing  # folders without a learning.yaml
         self.started_ns = started_ns
         self.legacy = legacy or []
-        self.quick = quick  # the aggregate `quick_check` computes for the same state
+        self.quick = quick
+        self.newest = newest
+        self._fingerprint: str | None = None
+
+    @property
+    def signatures(self) -> dict[str, str]:
+        found = {name: f"{mtime}:{size}:{ino}" for name, mtime, size, ino in self.entries}
+        found.update(dict.fromkeys(self.missing, "-"))
+        return found
+
+    @property
+    def racy(self) -> set[str]:
+        """Folders written so recently that a same-tick rewrite could hide behind their stat."""
+        limit = self.started_ns - RACY_WINDOW_NS
+        return {name for name, mtime, _, _ in self.entries if mtime >= limit}
+
+    def settled(self) -> bool:
+        """True when no file is young enough to be racy: the quick number can be trusted."""
+        return self.newest < self.started_ns - RACY_WINDOW_NS
 
     def fingerprint(self, stored: dict[str, str] | None = None) -> str:
+        if stored is None and self._fingerprint is not None:
+            return self._fingerprint
         source = stored if stored is not None else self.signatures
         text = "".join(f"{folder}={source[folder]}\n" for folder in sorted(source))
-        return blake2b(text.encode(), digest_size=20).hexdigest()
+        digest = blake2b(text.encode(), digest_size=20).hexdigest()
+        if stored is None:
+            self._fingerprint = digest
+        return digest
 
     def storable(self) -> dict[str, str]:
         """Signatures to persist; racy ones are poisoned so the next read re-parses them."""
-        return {
-            folder: (f"racy:{sig}" if _is_racy(sig, self.started_ns) else sig)
-            for folder, sig in self.signatures.items()
-        }
-
-
-def _is_racy(signature: str, started_ns: int) -> bool:
-    for part in signature.split("|"):
-        if part != "-" and int(part.split(":", 1)[0]) >= started_ns - RACY_WINDOW_NS:
-            return True
-    return False
+        racy = self.racy
+        return {f: (f"racy:{sig}" if f in racy else sig) for f, sig in self.signatures.items()}
 
 
 _MASK = (1 << 64) - 1
 
 
-def _mix(name: str, mtime_ns: int, size: int, ino: int) -> int:
-    """One entry's contribution to the aggregate; order-independent, name-sensitive."""
-    return ((crc32(name.encode()) + 1) * (mtime_ns ^ (size << 20) ^ (ino << 40))) & _MASK
-
-
-def quick_check(ws: Workspace) -> tuple[str, int] | None:
-    """The fast path of freshness: one stat per bundle folded into one number.
-
-    Returns (aggregate, newest mtime), or None without a learnings folder. Building
-    per-folder signatures (the slow path, `scan`) is only needed when this changed.
-    """
+def scan(ws: Workspace) -> Scan:
+    """Stat each bundle's `learning.yaml` once (relative to an open directory descriptor,
+    markedly cheaper than full paths) and never parse anything."""
+    started = time.time_ns()
     folder = ws.learnings_path
     try:
         names = os.listdir(folder)
         dir_fd = os.open(folder, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        return Scan([], [], started)
     stat = os.stat
     suffix = "/" + LEARNING_FILE
-    total = count = newest = 0
+    entries: list[tuple[str, int, int, int]] = []
+    missing: list[str] = []
+    legacy: list[str] = []
+    total = newest = 0
     try:
-        for name in names:  # the body is `_mix`, inlined: this runs per learning per read
+        for name in names:  # runs once per learning on every read: kept tight on purpose
             if name[0] == ".":
                 continue
             try:
                 st = stat(name + suffix, dir_fd=dir_fd)
-            except (FileNotFoundError, NotADirectoryError):
+            except FileNotFoundError:  # a folder without learning.yaml
                 total += crc32(name.encode())
+                if name == "superseded":
+                    legacy += [
+                        f"superseded/{n}"
+                        for n in os.listdir(os.path.join(folder, name))
+                        if n.endswith((".yaml", ".yml"))
+                    ]
+                else:
+                    missing.append(name)
                 continue
-            mtime = st.st_mtime_ns
-            total += (crc32(name.encode()) + 1) * (
-                mtime ^ (st.st_size << 20) ^ (st.st_ino << 40)
-            ) & _MASK
-            count += 1
+            except NotADirectoryError:  # a file beside the bundles
+                total += crc32(name.encode())
+                if name.endswith((".yaml", ".yml")) and name != "tags.yaml":
+                    legacy.append(name)
+                continue
+            mtime, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
+            total += (crc32(name.encode()) + 1) * (mtime ^ (size << 20) ^ (ino << 40)) & _MASK
+            entries.append((name, mtime, size, ino))
             if mtime > newest:
                 newest = mtime
     finally:
         os.close(dir_fd)
-    return f"{count}:{total & _MASK:x}", newest
-
-
-def scan(ws: Workspace) -> Scan:
-    """Stat every bundle's files (never parse them): the cheap half of freshness.
-
-    Paths are resolved relative to an open directory descriptor, which makes
-    each stat markedly cheaper than resolving the full path again.
-    """
-    started = time.time_ns()
-    signatures: dict[str, str] = {}
-    legacy: list[str] = []
-    folder = ws.learnings_path
-    try:
-        entries = list(os.scandir(folder))
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except (FileNotFoundError, NotADirectoryError):
-        return Scan({}, started)
-    stat = os.stat
-    suffix = "/" + LEARNING_FILE
-    total = count = 0
-    try:
-        for entry in entries:
-            name = entry.name
-            if name[0] == ".":
-                continue
-            if not entry.is_dir():
-                total += crc32(name.encode())
-            if entry.is_dir():
-                try:
-                    st = stat(name + suffix, dir_fd=dir_fd)
-                    yaml_sig = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
-                    total += _mix(name, st.st_mtime_ns, st.st_size, st.st_ino)
-                    count += 1
-                except FileNotFoundError:
-                    yaml_sig = "-"
-                    total += crc32(name.encode())
-                if name == "superseded" and yaml_sig == "-":
-                    legacy.extend(
-                        f"superseded/{n}"
-                        for n in os.listdir(entry.path)
-                        if n.endswith((".yaml", ".yml"))
-                    )
-                    continue
-                # Only learning.yaml: votes are checked lazily for the rows a query returns.
-                signatures[name] = yaml_sig
-            elif name.endswith((".yaml", ".yml")) and name != "tags.yaml":
-                legacy.append(name)
-    finally:
-        os.close(dir_fd)
-    return Scan(signatures, started, sorted(legacy), f"{count}:{total & _MASK:x}")
+    quick = f"{len(entries)}:{total & _MASK:x}"
+    return Scan(entries, missing, started, sorted(legacy), quick, newest)

@@ -24,8 +24,6 @@ from orbit_learnings.freshness import (
     RACY_WINDOW_NS,
     VOTES_FILE,
     Scan,
-    _is_racy,
-    quick_check,
     scan,
 )
 from orbit_learnings.workspace import Workspace
@@ -371,10 +369,7 @@ def _stamp(conn: sqlite3.Connection, fingerprint: str, snapshot: Scan | None = N
     so a racy state always takes the slow path (and is re-read) next time."""
     from orbit_learnings.timeutil import now_iso
 
-    racy = snapshot is None or any(
-        _is_racy(sig, snapshot.started_ns) for sig in snapshot.signatures.values()
-    )
-    quick = "" if racy or snapshot is None else snapshot.quick
+    quick = snapshot.quick if snapshot is not None and snapshot.settled() else ""
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('quick', ?)", (quick,))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (fingerprint,))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'last_indexed'", (now_iso(),))
@@ -483,18 +478,12 @@ class Index:
 @contextlib.contextmanager
 def open_fresh(ws: Workspace) -> Iterator[Index]:
     """Open the index, first bringing it up to date with the files if anything changed."""
+    snapshot = scan(ws)
+    _refuse_legacy(snapshot)
     conn = _open_usable(ws)
     try:
-        now = time.time_ns()
-        quick = quick_check(ws)
-        fresh = (
-            quick is not None
-            and quick[0] == _meta(conn, "quick")
-            and quick[1] < now - RACY_WINDOW_NS
-        )
-        if not fresh:
-            snapshot = scan(ws)
-            _refuse_legacy(snapshot)
+        # Fast path: one number, compared with the one stored at the last refresh.
+        if not (snapshot.settled() and snapshot.quick == _meta(conn, "quick")):
             if _meta(conn, "fingerprint") != snapshot.fingerprint():
                 _refresh(conn, ws, snapshot)
             elif _meta(conn, "quick") != snapshot.quick:
