@@ -146,9 +146,6 @@ def store_lock(ws: Workspace) -> Any:
     return file_lock(ws.locks_dir / "store.lock")
 
 
-_store_lock = store_lock
-
-
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:
     return file_lock(ws.locks_dir / f"{learning_id}.lock")
 
@@ -217,7 +214,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     if not new.force:
         _refuse_near_duplicate(ws, new.summary)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
-    with _store_lock(ws):
+    with store_lock(ws):
         learning_id = allocate_id(ws)
         stamp = now_iso()
         document = _new_document(learning_id, stamp, new)
@@ -312,7 +309,7 @@ class Changes:
 def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
-    with _store_lock(ws):
+    with store_lock(ws):
         current = read_learning(ws, learning_id)
         paths = list(changes.paths) if changes.paths is not None else list(current.paths)
         tags = list(changes.tags) if changes.tags is not None else list(current.tags)
@@ -380,7 +377,7 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
     """
     if old_id == new_id:
         raise UsageError(f"a learning cannot supersede itself ({old_id})")
-    with _store_lock(ws):
+    with store_lock(ws):
         old = read_learning(ws, old_id)
         new = read_learning(ws, new_id)
         _check_supersede(old, new)
@@ -397,7 +394,7 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
 
 def archive_learning(ws: Workspace, learning_id: str) -> Learning:
     """Retire a learning without deleting it: excluded from lists, search and injection."""
-    with _store_lock(ws):
+    with store_lock(ws):
         current = read_learning(ws, learning_id)
         if current.status == "archived":
             return current
@@ -452,7 +449,7 @@ class Move:
 def migrate_layout(ws: Workspace) -> list[Move]:
     """Move flat-layout files into bundles; one-way, idempotent, refuses to overwrite."""
     moves: list[Move] = []
-    with _store_lock(ws):
+    with store_lock(ws):
         for source in legacy_files(ws):
             learning_id = source.stem
             if not model.is_learning_id(learning_id):
