@@ -55,19 +55,18 @@ class Scan:
 
     @property
     def signatures(self) -> dict[str, str]:
-        found = {name: f"{mtime}:{size}:{ino}" for name, mtime, size, ino in self.entries}
+        found = {name: signature(mtime, size, ino) for name, mtime, size, ino in self.entries}
         found.update(dict.fromkeys(self.missing, "-"))
         return found
 
     @property
     def racy(self) -> set[str]:
         """Folders written so recently that a same-tick rewrite could hide behind their stat."""
-        limit = self.started_ns - RACY_WINDOW_NS
-        return {name for name, mtime, _, _ in self.entries if mtime >= limit}
+        return {name for name, mtime, _, _ in self.entries if is_racy(mtime, self.started_ns)}
 
     def settled(self) -> bool:
         """True when no file is young enough to be racy: the quick number can be trusted."""
-        return self.newest < self.started_ns - RACY_WINDOW_NS
+        return not is_racy(self.newest, self.started_ns)
 
     def fingerprint(self, stored: dict[str, str] | None = None) -> str:
         if stored is None and self._fingerprint is not None:
@@ -83,6 +82,27 @@ class Scan:
         """Signatures to persist; racy ones are poisoned so the next read re-parses them."""
         racy = self.racy
         return {f: (f"racy:{sig}" if f in racy else sig) for f, sig in self.signatures.items()}
+
+
+def signature(mtime_ns: int, size: int, ino: int) -> str:
+    return f"{mtime_ns}:{size}:{ino}"
+
+
+def is_racy(mtime_ns: int, reference_ns: int) -> bool:
+    """Written so close to `reference_ns` that a same-tick rewrite could hide behind its stat."""
+    return mtime_ns >= reference_ns - RACY_WINDOW_NS
+
+
+def file_signature(path: str) -> tuple[str, str]:
+    """One file's stat as (current, storable): "-" when it does not exist; the storable
+    form is poisoned with `racy:` while the file is too young to trust, so that it never
+    equals a later current signature and the next read looks again."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "-", "-"
+    sig = signature(st.st_mtime_ns, st.st_size, st.st_ino)
+    return sig, (f"racy:{sig}" if is_racy(st.st_mtime_ns, time.time_ns()) else sig)
 
 
 _MASK = (1 << 64) - 1

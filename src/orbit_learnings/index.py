@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from orbit_learnings.errors import LegacyLayoutError, Problem, ValidationFailed
 from orbit_learnings.freshness import (
     LEARNING_FILE,
-    RACY_WINDOW_NS,
     VOTES_FILE,
     Scan,
+    file_signature,
     scan,
 )
 from orbit_learnings.workspace import Workspace
@@ -162,7 +162,7 @@ class Loaded:
         self.record = record
         self.votes = votes
         self.problems = problems
-        self.votes_signature = "-"
+        self.votes_signature = ("-", "-")  # (current, storable)
 
 
 def _load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -197,17 +197,9 @@ def _load_folder(ws: Workspace, folder: str) -> Loaded:
     return loaded
 
 
-def votes_signature(ws: Workspace, folder: str) -> str:
-    try:
-        st = os.stat(os.path.join(ws.learnings_path, folder, VOTES_FILE))
-    except FileNotFoundError:
-        return "-"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
-
-
-def _storable_votes_signature(signature: str) -> str:
-    racy = signature != "-" and int(signature.split(":", 1)[0]) >= time.time_ns() - RACY_WINDOW_NS
-    return f"racy:{signature}" if racy else signature
+def votes_signature(ws: Workspace, folder: str) -> tuple[str, str]:
+    """(current, storable) signature of a bundle's votes.jsonl."""
+    return file_signature(os.path.join(ws.learnings_path, folder, VOTES_FILE))
 
 
 def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> None:
@@ -228,7 +220,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
         )
         stored.update({r[0]: r[1] for r in rows})
     current = {i: votes_signature(ws, i) for i in ids if i in stored}
-    stale = [i for i, sig in current.items() if stored[i] != sig]
+    stale = [i for i, (sig, _) in current.items() if stored[i] != sig]
     if not stale:
         return
     conn.execute("BEGIN IMMEDIATE")
@@ -249,7 +241,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
             )
             conn.execute(
                 "UPDATE files SET votes_signature = ? WHERE folder = ?",
-                (_storable_votes_signature(current[folder]), folder),
+                (current[folder][1], folder),
             )
         conn.execute("COMMIT")
     except BaseException:
@@ -277,7 +269,7 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
 
     conn.execute(
         "INSERT INTO files VALUES (?, ?, ?)",
-        (loaded.folder, signature, _storable_votes_signature(loaded.votes_signature)),
+        (loaded.folder, signature, loaded.votes_signature[1]),
     )
     problems = list(loaded.problems)
     record = loaded.record

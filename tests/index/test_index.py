@@ -221,3 +221,17 @@ def test_path_or_tag_match_with_matched_by(workspace: Path) -> None:
         "L-0001": ["path:crates/orbit-engine/src/perf_stats.rs", "tag:performance"],
         "L-0002": ["tag:benchmarking"],
     }
+
+
+def test_votes_rewritten_within_one_timestamp_tick_are_seen(workspace: Path) -> None:
+    """The racy case for the lazily checked votes.jsonl too."""
+    ws = Workspace(workspace)
+    add(ws)
+    votes = ws.bundle_dir("L-0001") / "votes.jsonl"
+    row = {"learning_id": "L-0001", "voter_model": "a", "voted_at": "2026-01-01T00:00:00Z", "task_id": "T1"}
+    votes.write_text(json.dumps(row) + "\n")
+    assert queries.show_learning(ws, "L-0001").record["votes"][0]["voter_model"] == "a"
+    before = votes.stat()
+    votes.write_text(json.dumps({**row, "voter_model": "b"}) + "\n")  # same size
+    os.utime(votes, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert queries.show_learning(ws, "L-0001").record["votes"][0]["voter_model"] == "b"
