@@ -47,7 +47,7 @@ class StaleCache:
         from orbit_learnings.freshness import scan
         from orbit_learnings.staleness import find_stale
 
-        key = scan(self.ws).fingerprint() + str(int(time.time() // 60))
+        key = scan(self.ws).quick + str(int(time.time() // 60))  # the cheap whole-store number
         if key != self.key:
             report = find_stale(self.ws)
             self.reasons = {s.id: s.reasons for s in report.stale}
