@@ -119,7 +119,7 @@ def _int(options: dict[str, object], key: str, flag: str, minimum: int) -> int |
     text = _single(options, key)
     if text is None:
         return None
-    if not text.isdigit() or int(text) < minimum:
+    if not (text.isascii() and text.isdigit()) or int(text) < minimum:
         raise UsageError(f"invalid value for {flag}: {text!r} is not an integer >= {minimum}")
     return int(text)
 

@@ -63,7 +63,7 @@ def env_cap(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
         raise UsageError(f"{name} must be a non-negative integer, got {raw!r}")
     return int(raw)
 

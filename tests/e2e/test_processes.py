@@ -177,3 +177,13 @@ def test_benchmark_harness_smoke_run() -> None:
     ):
         assert result[key]["median_ms"] >= 0
     assert set(result["processes"]) == {"floor", "list_path_json", "inject", "hook_claude_code"}
+
+
+def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
+    """'²'.isdigit() is True in Python but int('²') fails: found by the dashboard fuzz test."""
+    outcome = run_orbit("learning", "list", "--limit", "²", "--json", cwd=workspace)
+    assert outcome.code == 2 and "--limit" in outcome.err
+    capped = run_orbit(
+        "learning", "inject", "--tag", "t", cwd=workspace, env={"ORBIT_LEARNING_PER_CALL_CAP": "²"}
+    )
+    assert capped.code == 2 and "ORBIT_LEARNING_PER_CALL_CAP" in capped.err

@@ -228,7 +228,12 @@ def test_votes_rewritten_within_one_timestamp_tick_are_seen(workspace: Path) -> 
     ws = Workspace(workspace)
     add(ws)
     votes = ws.bundle_dir("L-0001") / "votes.jsonl"
-    row = {"learning_id": "L-0001", "voter_model": "a", "voted_at": "2026-01-01T00:00:00Z", "task_id": "T1"}
+    row = {
+        "learning_id": "L-0001",
+        "voter_model": "a",
+        "voted_at": "2026-01-01T00:00:00Z",
+        "task_id": "T1",
+    }
     votes.write_text(json.dumps(row) + "\n")
     assert queries.show_learning(ws, "L-0001").record["votes"][0]["voter_model"] == "a"
     before = votes.stat()

@@ -89,9 +89,23 @@ def test_each_file_tool_gets_additional_context(
 def test_claude_cwd_in_a_subfolder(scoped: Path) -> None:
     """Claude's cwd may be below the repository root; matching stays repo-relative."""
     (scoped / "billing").mkdir()
-    run_orbit("learning", "add", "--summary", "Exact one-level scope here", "--path", "billing/*.py", cwd=scoped)
-    stdin = json.dumps({"session_id": "sub", "cwd": str(scoped / "billing"), "tool_name": "Read",
-                        "tool_input": {"file_path": str(scoped / "billing/a.py")}})
+    run_orbit(
+        "learning",
+        "add",
+        "--summary",
+        "Exact one-level scope here",
+        "--path",
+        "billing/*.py",
+        cwd=scoped,
+    )
+    stdin = json.dumps(
+        {
+            "session_id": "sub",
+            "cwd": str(scoped / "billing"),
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(scoped / "billing/a.py")},
+        }
+    )
     code, out, _ = hook(scoped / "billing", stdin)
     assert code == 0 and "matches billing/a.py" in out
     assert "L-0003 (scope billing/*.py" in out

@@ -63,7 +63,7 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
         raise HTTPException(400, f"{name} must be a non-negative integer")
     return max(low, min(int(raw), high))
 
