@@ -14,11 +14,6 @@ from zlib import crc32
 
 from orbit_learnings.workspace import Workspace
 
-try:  # the C module behind hashlib.blake2b, without hashlib's OpenSSL start-up cost
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - other Python implementations
-    from hashlib import blake2b
-
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 # A file modified this close to the scan could change again within the same
@@ -31,57 +26,76 @@ class Scan:
 
     `quick` folds every stat into one number (the fast path: compare it with the one
     stored at the last refresh). Per-folder `signatures`, needed only when it differs,
-    are built lazily from the same stats, so a read never stats a file twice.
+    are built lazily (once) from the same stats, so a read never stats a file twice.
     """
 
-    __slots__ = ("_fingerprint", "entries", "legacy", "missing", "newest", "quick", "started_ns")
+    __slots__ = (
+        "_racy",
+        "_signatures",
+        "folders",
+        "legacy",
+        "missing",
+        "newest",
+        "quick",
+        "started_ns",
+        "stats",
+    )
 
     def __init__(
         self,
-        entries: list[tuple[str, int, int, int]],
+        folders: list[str],
+        stats: list[int],
         missing: list[str],
         started_ns: int,
         legacy: list[str] | None = None,
         quick: str = "",
-        newest: int = 0,
     ) -> None:
-        self.entries = entries  # (folder, mtime_ns, size, inode) of each learning.yaml
+        self.folders = folders  # folders that have a learning.yaml, in listing order
+        self.stats = stats  # flat: mtime_ns, size, inode of each of those files in turn
         self.missing = missing  # folders without a learning.yaml
         self.started_ns = started_ns
         self.legacy = legacy or []
         self.quick = quick
-        self.newest = newest
-        self._fingerprint: str | None = None
+        self.newest = max(stats[0::3], default=0)
+        self._signatures: dict[str, str] | None = None
+        self._racy: set[str] | None = None
+
+    def _entries(self) -> zip[tuple[str, int, int, int]]:
+        fields = iter(self.stats)
+        return zip(self.folders, fields, fields, fields, strict=True)
 
     @property
     def signatures(self) -> dict[str, str]:
-        found = {name: signature(mtime, size, ino) for name, mtime, size, ino in self.entries}
-        found.update(dict.fromkeys(self.missing, "-"))
-        return found
+        """Folder -> stat signature of its learning.yaml ("-" when it has none)."""
+        if self._signatures is None:
+            found = {
+                name: signature(mtime, size, ino) for name, mtime, size, ino in self._entries()
+            }
+            found.update(dict.fromkeys(self.missing, "-"))
+            self._signatures = found
+        return self._signatures
 
     @property
     def racy(self) -> set[str]:
         """Folders written so recently that a same-tick rewrite could hide behind their stat."""
-        return {name for name, mtime, _, _ in self.entries if is_racy(mtime, self.started_ns)}
+        if self._racy is None:
+            started = self.started_ns
+            self._racy = (
+                set()
+                if self.settled()
+                else {name for name, mtime, _, _ in self._entries() if is_racy(mtime, started)}
+            )
+        return self._racy
 
     def settled(self) -> bool:
         """True when no file is young enough to be racy: the quick number can be trusted."""
         return not is_racy(self.newest, self.started_ns)
 
-    def fingerprint(self, stored: dict[str, str] | None = None) -> str:
-        if stored is None and self._fingerprint is not None:
-            return self._fingerprint
-        source = stored if stored is not None else self.signatures
-        text = "".join(f"{folder}={source[folder]}\n" for folder in sorted(source))
-        digest = blake2b(text.encode(), digest_size=20).hexdigest()
-        if stored is None:
-            self._fingerprint = digest
-        return digest
-
-    def storable(self) -> dict[str, str]:
-        """Signatures to persist; racy ones are poisoned so the next read re-parses them."""
-        racy = self.racy
-        return {f: (f"racy:{sig}" if f in racy else sig) for f, sig in self.signatures.items()}
+    def storable(self, folder: str) -> str:
+        """The signature to persist for one folder: a racy one is poisoned, so that it
+        never equals a later current signature and the next read re-parses the bundle."""
+        sig = self.signatures[folder]
+        return f"racy:{sig}" if folder in self.racy else sig
 
 
 def signature(mtime_ns: int, size: int, ino: int) -> str:
@@ -105,53 +119,61 @@ def file_signature(path: str) -> tuple[str, str]:
     return sig, (f"racy:{sig}" if is_racy(st.st_mtime_ns, time.time_ns()) else sig)
 
 
-_MASK = (1 << 64) - 1
-
-
 def scan(ws: Workspace) -> Scan:
-    """Stat each bundle's `learning.yaml` once (relative to an open directory descriptor,
-    markedly cheaper than full paths) and never parse anything."""
+    """Stat each bundle's `learning.yaml` once and never parse anything.
+
+    This runs on every read, once per learning, so the loop does as little as
+    Python allows: a stat relative to an open directory descriptor (markedly cheaper
+    than full paths) and three appends. Folding happens afterwards, in C: the quick
+    number hashes the tuple of all stat fields (ints hash the same in every process)
+    together with a checksum of the folder names in the same order.
+    """
     started = time.time_ns()
     folder = ws.learnings_path
     try:
         names = os.listdir(folder)
         dir_fd = os.open(folder, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
-        return Scan([], [], started)
+        return Scan([], [], [], started)
     stat = os.stat
     suffix = "/" + LEARNING_FILE
-    entries: list[tuple[str, int, int, int]] = []
+    folders: list[str] = []
+    stats: list[int] = []
     missing: list[str] = []
-    legacy: list[str] = []
-    total = newest = 0
+    others: list[str] = []
+    keep_folder, keep_stat = folders.append, stats.append
     try:
-        for name in names:  # runs once per learning on every read: kept tight on purpose
+        for name in names:
             if name[0] == ".":
                 continue
             try:
                 st = stat(name + suffix, dir_fd=dir_fd)
-            except FileNotFoundError:  # a folder without learning.yaml
-                total += crc32(name.encode())
-                if name == "superseded":
-                    legacy += [
-                        f"superseded/{n}"
-                        for n in os.listdir(os.path.join(folder, name))
-                        if n.endswith((".yaml", ".yml"))
-                    ]
-                else:
-                    missing.append(name)
+            except FileNotFoundError:  # a folder without learning.yaml (or a legacy folder)
+                (others if name == "superseded" else missing).append(name)
                 continue
             except NotADirectoryError:  # a file beside the bundles
-                total += crc32(name.encode())
-                if name.endswith((".yaml", ".yml")) and name != "tags.yaml":
-                    legacy.append(name)
+                others.append(name)
                 continue
-            mtime, size, ino = st.st_mtime_ns, st.st_size, st.st_ino
-            total += (crc32(name.encode()) + 1) * (mtime ^ (size << 20) ^ (ino << 40)) & _MASK
-            entries.append((name, mtime, size, ino))
-            if mtime > newest:
-                newest = mtime
+            keep_folder(name)
+            keep_stat(st.st_mtime_ns)
+            keep_stat(st.st_size)
+            keep_stat(st.st_ino)
     finally:
         os.close(dir_fd)
-    quick = f"{len(entries)}:{total & _MASK:x}"
-    return Scan(entries, missing, started, sorted(legacy), quick, newest)
+    listing = "\0".join([*folders, "/", *missing, "/", *others])
+    quick = (
+        f"{len(folders)}:{hash(tuple(stats)) & 0xFFFFFFFFFFFFFFFF:x}:{crc32(listing.encode()):x}"
+    )
+    return Scan(folders, stats, missing, started, _legacy_files(folder, others), quick)
+
+
+def _legacy_files(folder: str, others: list[str]) -> list[str]:
+    """YAML files of the flat pre-bundle layout, which reads refuse until migrated."""
+    legacy = [n for n in others if n.endswith((".yaml", ".yml")) and n != "tags.yaml"]
+    if "superseded" in others:
+        legacy += [
+            f"superseded/{n}"
+            for n in os.listdir(os.path.join(folder, "superseded"))
+            if n.endswith((".yaml", ".yml"))
+        ]
+    return sorted(legacy)

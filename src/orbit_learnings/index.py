@@ -2,7 +2,8 @@
 
 It mirrors what the read paths need (scope, tags, summaries, votes, FTS5) and is
 kept fresh without anyone running `sync`: each read stats the bundle files,
-compares one fingerprint, and re-parses only the bundles that changed. The
+compares one number folded from those stats, and only when it differs compares
+per-bundle signatures and re-parses the bundles that changed. The
 index never writes back to the YAML files, and deleting it is always safe.
 
 Stdlib only at import time: YAML parsing is imported lazily, and only when a
@@ -32,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_SCHEMA_VERSION = "6"
+INDEX_SCHEMA_VERSION = "7"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,6 +56,8 @@ CREATE TABLE learnings_index (
 CREATE INDEX learnings_active ON learnings_index(effective_status)
     WHERE effective_status = 'active';
 CREATE INDEX learnings_supersedes ON learnings_index(supersedes) WHERE supersedes IS NOT NULL;
+CREATE INDEX learnings_linked ON learnings_index(id)
+    WHERE effective_status IS NOT status OR effective_superseded_by IS NOT superseded_by;
 CREATE TABLE globs (learning_id TEXT NOT NULL, glob TEXT NOT NULL, regex TEXT NOT NULL,
                     anchor TEXT NOT NULL, sql_glob TEXT NOT NULL);
 CREATE INDEX globs_anchor ON globs(anchor);
@@ -107,7 +110,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(
         "BEGIN IMMEDIATE;\n"
         + SCHEMA
-        + "INSERT INTO meta VALUES ('fingerprint', '');\n"
+        + "INSERT INTO meta VALUES ('quick', '');\n"
         + "INSERT INTO meta VALUES ('last_indexed', '');\n"
         + f"INSERT INTO meta VALUES ('schema_version', '{INDEX_SCHEMA_VERSION}');\n"
         + "COMMIT;"
@@ -128,13 +131,21 @@ def _open_usable(ws: Workspace) -> sqlite3.Connection:
     The live database file is never swapped under other processes' connections
     (SQLite cannot survive that); rebuilds happen inside it, in transactions.
     """
-    from orbit_learnings.fsutil import posix_lock
-
     os.makedirs(ws.state_path, exist_ok=True)
     conn = _connect(ws.index_file)
-    if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
-        return conn
-    conn.close()
+    if _meta(conn, "schema_version") != INDEX_SCHEMA_VERSION:
+        conn.close()
+        conn = _recreate(ws)
+    # The index is disposable: in WAL mode NORMAL keeps it consistent and skips the
+    # fsync on every commit; a power cut can only lose a refresh that reruns anyway.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _recreate(ws: Workspace) -> sqlite3.Connection:
+    """Replace a missing, corrupt or outdated index file with an empty current one."""
+    from orbit_learnings.fsutil import posix_lock
+
     with posix_lock(os.path.join(ws.state_path, "index.lock")):
         conn = _connect(ws.index_file)  # reopen: another process may have just made it
         if _meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
@@ -251,13 +262,18 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
 
 
 def _delete_folder(conn: sqlite3.Connection, folder: str) -> None:
+    # The full-text rows share their learning's rowid: FTS5 finds a row by rowid at
+    # once, while its UNINDEXED id column would cost a scan of the whole table.
+    for table in ("learnings_fts", "learnings_trigram"):
+        conn.execute(
+            f"DELETE FROM {table} WHERE rowid = (SELECT rowid FROM learnings_index WHERE id = ?)",
+            (folder,),
+        )
     for table, column in (
         ("learnings_index", "id"),
         ("globs", "learning_id"),
         ("tags", "learning_id"),
         ("votes", "learning_id"),
-        ("learnings_fts", "id"),
-        ("learnings_trigram", "id"),
         ("files", "folder"),
         ("problems", "folder"),
     ):
@@ -290,7 +306,7 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
                 )
         payload = record.to_dict()
         payload["extra"] = _jsonable(dict(record.extra))
-        conn.execute(
+        rowid = conn.execute(
             "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 record.id,
@@ -308,7 +324,7 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
                 record.superseded_by,
                 json.dumps(payload),
             ),
-        )
+        ).lastrowid
         conn.executemany(
             "INSERT INTO globs VALUES (?,?,?,?,?)",
             [(record.id, c.glob, c.regex, c.anchor, c.sql_glob) for c in compiled],
@@ -322,8 +338,8 @@ def _insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
         )
         for table in ("learnings_fts", "learnings_trigram"):
             conn.execute(
-                f"INSERT INTO {table} (id, summary, body, tags) VALUES (?,?,?,?)",
-                (record.id, record.summary, record.body, " ".join(record.tags)),
+                f"INSERT INTO {table} (rowid, id, summary, body, tags) VALUES (?,?,?,?,?)",
+                (rowid, record.id, record.summary, record.body, " ".join(record.tags)),
             )
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
@@ -337,6 +353,7 @@ def _jsonable(value: Any) -> Any:
 
 def _resolve_links(conn: sqlite3.Connection) -> None:
     """A one-sided supersede link still counts: either side saying so is enough."""
+    # The WHERE matches the partial index learnings_linked, so only linked rows are read.
     conn.execute(
         "UPDATE learnings_index SET effective_status = status, "
         "effective_superseded_by = superseded_by"
@@ -356,14 +373,13 @@ def _resolve_links(conn: sqlite3.Connection) -> None:
     )
 
 
-def _stamp(conn: sqlite3.Connection, fingerprint: str, snapshot: Scan | None = None) -> None:
-    """Record what was indexed. The quick aggregate is kept only when no file was racy,
+def _stamp(conn: sqlite3.Connection, snapshot: Scan) -> None:
+    """Record what was indexed. The quick number is kept only when no file was racy,
     so a racy state always takes the slow path (and is re-read) next time."""
     from orbit_learnings.timeutil import now_iso
 
-    quick = snapshot.quick if snapshot is not None and snapshot.settled() else ""
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('quick', ?)", (quick,))
-    conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (fingerprint,))
+    quick = snapshot.quick if snapshot.settled() else ""
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'quick'", (quick,))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'last_indexed'", (now_iso(),))
 
 
@@ -374,15 +390,14 @@ def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[P
     """Replace the whole content from the files; the caller owns the transaction."""
     for table in TABLES:
         conn.execute(f"DELETE FROM {table}")
-    stored = snapshot.storable()
     problems: list[Problem] = []
     for folder in sorted(snapshot.signatures):
         loaded = _load_folder(ws, folder)
         problems.extend(loaded.problems)
-        _insert(conn, loaded, stored[folder])
+        _insert(conn, loaded, snapshot.storable(folder))
     problems.extend(_stored_problems(conn, exclude=problems))
     _resolve_links(conn)
-    _stamp(conn, snapshot.fingerprint(stored), snapshot)
+    _stamp(conn, snapshot)
     return problems
 
 
@@ -425,25 +440,34 @@ def _refuse_legacy(snapshot: Scan) -> None:
 
 
 def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
+    """Re-parse only the bundles whose signature differs from the stored one.
+
+    A stored racy signature never equals a current one, so a bundle written too
+    recently to trust is re-read once more after it settles. When another process
+    refreshed while this one waited for the lock, nothing differs and only the
+    quick number is stamped.
+    """
     conn.execute("BEGIN IMMEDIATE")
     try:
-        stored = {r[0]: r[1] for r in conn.execute("SELECT folder, signature FROM files")}
-        fresh = snapshot.storable()
-        if _meta(conn, "fingerprint") == snapshot.fingerprint():
-            conn.execute("ROLLBACK")  # another process refreshed while we waited
-            return
-        for folder in stored.keys() - snapshot.signatures.keys():
+        plain = conn.cursor()
+        plain.row_factory = None  # plain tuples: this reads one row per learning
+        stored = dict(plain.execute("SELECT folder, signature FROM files"))
+        current = snapshot.signatures
+        gone = stored.keys() - current.keys()
+        changed = [folder for folder, sig in current.items() if stored.get(folder) != sig]
+        for folder in gone:
             _delete_folder(conn, folder)
-        for folder, signature in snapshot.signatures.items():
-            if stored.get(folder) != signature:
-                _delete_folder(conn, folder)
-                _insert(conn, _load_folder(ws, folder), fresh[folder])
-            elif fresh[folder] != signature:
-                conn.execute(
-                    "UPDATE files SET signature = ? WHERE folder = ?", (fresh[folder], folder)
-                )
-        _resolve_links(conn)
-        _stamp(conn, snapshot.fingerprint(fresh), snapshot)
+        for folder in changed:
+            _delete_folder(conn, folder)
+            _insert(conn, _load_folder(ws, folder), snapshot.storable(folder))
+        for folder in snapshot.racy.difference(changed):  # unchanged, but too young to trust
+            conn.execute(
+                "UPDATE files SET signature = ? WHERE folder = ?",
+                (snapshot.storable(folder), folder),
+            )
+        if gone or changed:
+            _resolve_links(conn)
+        _stamp(conn, snapshot)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -476,12 +500,7 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
     try:
         # Fast path: one number, compared with the one stored at the last refresh.
         if not (snapshot.settled() and snapshot.quick == _meta(conn, "quick")):
-            if _meta(conn, "fingerprint") != snapshot.fingerprint():
-                _refresh(conn, ws, snapshot)
-            elif _meta(conn, "quick") != snapshot.quick:
-                conn.execute("BEGIN IMMEDIATE")
-                _stamp(conn, snapshot.fingerprint(snapshot.storable()), snapshot)
-                conn.execute("COMMIT")
+            _refresh(conn, ws, snapshot)
         yield Index(conn)
     finally:
         conn.close()

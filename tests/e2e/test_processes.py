@@ -172,6 +172,7 @@ def test_benchmark_harness_smoke_run() -> None:
         "tag_lookup",
         "text_search",
         "freshness_noop",
+        "stat_floor",
         "add",
         "upvote",
     ):

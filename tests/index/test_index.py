@@ -240,3 +240,75 @@ def test_votes_rewritten_within_one_timestamp_tick_are_seen(workspace: Path) -> 
     votes.write_text(json.dumps({**row, "voter_model": "b"}) + "\n")  # same size
     os.utime(votes, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert queries.show_learning(ws, "L-0001").record["votes"][0]["voter_model"] == "b"
+
+
+def _settle(ws: Workspace) -> None:
+    """Age every learning.yaml past the racy window, so reads take the one-number path."""
+    old = 1_700_000_000_000_000_000
+    for path in ws.learnings_dir.glob("*/learning.yaml"):
+        os.utime(path, ns=(old, old))
+
+
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    parsed: list[str] = []
+    real = index._load_folder
+
+    def counting(ws: Workspace, folder: str) -> index.Loaded:
+        parsed.append(folder)
+        return real(ws, folder)
+
+    monkeypatch.setattr(index, "_load_folder", counting)
+    return parsed
+
+
+def test_reads_reparse_only_what_changed(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = Workspace(workspace)
+    for n in range(5):
+        add(ws, f"lesson {n}")
+    _settle(ws)
+    queries.list_learnings(ws)  # re-reads the settled files once, then trusts the number
+    parsed = _count_parses(monkeypatch)
+    queries.list_learnings(ws)
+    assert parsed == []
+    path = store.learning_file(ws, "L-0003")
+    path.write_text(path.read_text().replace("lesson 2", "lesson two"))
+    os.utime(path, ns=(1_700_000_100_000_000_000,) * 2)
+    assert "lesson two" in [h.summary for h in queries.list_learnings(ws).hits]
+    assert parsed == ["L-0003"]
+
+
+def test_files_swapped_between_bundles_are_noticed(workspace: Path) -> None:
+    """Each file keeps its inode, size and mtime, so only the pairing of folder and stat
+    changes; the one number must still differ."""
+    ws = Workspace(workspace)
+    add(ws, "first lesson", paths=("api/**",))
+    add(ws, "second lesson", paths=("web/**",))
+    _settle(ws)
+    assert ids(queries.list_learnings(ws, paths=["api/x.py"])) == ["L-0001"]
+    one, two = store.learning_file(ws, "L-0001"), store.learning_file(ws, "L-0002")
+    parked = one.with_name("parked")
+    os.rename(one, parked)
+    os.rename(two, one)
+    os.rename(parked, two)
+    result = queries.list_learnings(ws, paths=["api/x.py"])
+    assert ids(result) != ["L-0001"] or result.warnings
+
+
+def test_full_text_rows_follow_a_changed_learning(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    add(ws, "retries need a zebra backoff")
+    add(ws, "unrelated lesson")
+    _settle(ws)
+    assert [h.id for h in queries.search_text(ws, "zebra").hits] == ["L-0001"]
+    store.update_learning(ws, "L-0001", store.Changes(summary="retries need a yak backoff"))
+    assert queries.search_text(ws, "zebra").hits == []
+    assert [h.id for h in queries.search_text(ws, "yak").hits] == ["L-0001"]
+    with sqlite3.connect(ws.index_path) as conn:
+        for table in ("learnings_fts", "learnings_trigram"):
+            rows = conn.execute(f"SELECT rowid, id FROM {table} ORDER BY id").fetchall()
+            linked = conn.execute(
+                f"SELECT COUNT(*) FROM {table} f JOIN learnings_index l ON l.rowid = f.rowid"
+                " WHERE l.id = f.id"
+            ).fetchone()[0]
+            assert [r[1] for r in rows] == ["L-0001", "L-0002"]
+            assert linked == 2
