@@ -349,27 +349,37 @@ def search_command(
       orbit learning search "flaky test retry" --limit 5
     """
     _search_text(
-        " ".join(text), tag, status, all_statuses, limit, json_out, explain, min_confidence, level
+        " ".join(text),
+        tags=tag or [],
+        status=status,
+        include_all=all_statuses,
+        limit=limit,
+        json_out=json_out,
+        explain=explain,
+        min_confidence=min_confidence,
+        level=level,
     )
 
 
 def _search_text(
     text: str,
-    tag: list[str] | None,
+    *,
+    tags: list[str],
     status: str,
-    all_statuses: bool,
+    include_all: bool,
     limit: int,
     json_out: bool,
-    explain: bool = False,
-    min_confidence: float | None = None,
-    level: str = "all",
+    explain: bool,
+    min_confidence: float | None,
+    level: str,
 ) -> None:
+    """Shared by `orbit learning search` and the unified `orbit search`."""
     result = queries.search_text(
         STATE.workspace(),
         text,
-        tags=tag or [],
+        tags=tags,
         status=status,
-        include_all=all_statuses,
+        include_all=include_all,
         limit=limit,
         explain=explain,
         min_confidence=min_confidence,
@@ -421,7 +431,15 @@ def unified_search_command(
             render_hits(result.hits)
         return
     _search_text(
-        " ".join(words), tag, status, all_statuses, limit, json_out, explain, min_confidence, level
+        " ".join(words),
+        tags=tag or [],
+        status=status,
+        include_all=all_statuses,
+        limit=limit,
+        json_out=json_out,
+        explain=explain,
+        min_confidence=min_confidence,
+        level=level,
     )
 
 
