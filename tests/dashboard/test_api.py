@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from orbit_learnings import store
 from orbit_learnings.adapters.dashboard import build_app
 from orbit_learnings.workspace import Workspace
 
@@ -170,3 +171,13 @@ def test_the_api_never_answers_500(
         f"/api/learnings/{quoted}/supersede", content=body, headers={"X-Orbit-Token": TOKEN}
     )
     assert response.status_code < 500
+
+
+def test_staleness_follows_a_change_to_the_store(client: TestClient, example: Path) -> None:
+    def stale_ids() -> set[str]:
+        rows = client.get("/api/learnings", params={"limit": 50}).json()["results"]
+        return {r["id"] for r in rows if r["stale"]}
+
+    assert "L-0003" in stale_ids()
+    store.update_learning(Workspace(example), "L-0003", store.Changes(paths=["db/**"]))
+    assert "L-0003" not in stale_ids()

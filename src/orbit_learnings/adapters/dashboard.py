@@ -43,11 +43,15 @@ class StaleCache:
         self.key: str | None = None
         self.reasons: dict[str, list[str]] = {}
 
-    def get(self) -> dict[str, list[str]]:
+    def get(self, quick: str | None = None) -> dict[str, list[str]]:
+        """`quick` is the store's one-number state (see freshness.scan), passed in when the
+        caller has just read it; git history moves too, so entries also expire by minute."""
         from orbit_learnings.freshness import scan
         from orbit_learnings.staleness import find_stale
 
-        key = scan(self.ws).quick + str(int(time.time() // 60))  # the cheap whole-store number
+        if quick is None:
+            quick = scan(self.ws).quick
+        key = f"{quick}:{int(time.time() // 60)}"
         if key != self.key:
             report = find_stale(self.ws)
             self.reasons = {s.id: s.reasons for s in report.stale}
@@ -79,7 +83,9 @@ def build_app(ws: Workspace, token: str) -> Starlette:
         data["stale"] = stale.get(hit.id, [])
         return data
 
-    def stats() -> dict[str, Any]:
+    def stats() -> tuple[dict[str, Any], dict[str, list[str]]]:
+        """Store-wide figures and stale reasons by id; one index open serves both (its
+        quick number keys the staleness cache)."""
         from orbit_learnings.index import open_fresh
 
         with open_fresh(ws) as fresh:
@@ -89,9 +95,11 @@ def build_app(ws: Workspace, token: str) -> Starlette:
                     " GROUP BY effective_status"
                 ).fetchall()
             )
-            last = fresh.conn.execute(
-                "SELECT value FROM meta WHERE key = 'last_indexed'"
-            ).fetchone()[0]
+            meta = dict(
+                fresh.conn.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('last_indexed', 'quick')"
+                ).fetchall()
+            )
             tags = [
                 r[0]
                 for r in fresh.conn.execute(
@@ -100,15 +108,17 @@ def build_app(ws: Workspace, token: str) -> Starlette:
                     " WHERE l.effective_status = 'active' ORDER BY t.folded"
                 )
             ]
-        return {
+        stale = stale_cache.get(meta["quick"] or None)  # "" while files are too young to trust
+        overview = {
             "total": sum(counts.values()),
             "active": counts.get("active", 0),
             "superseded": counts.get("superseded", 0),
             "archived": counts.get("archived", 0),
-            "stale": len(stale_cache.get()),
-            "last_indexed": last,
+            "stale": len(stale),
+            "last_indexed": meta["last_indexed"],
             "tags": tags,
         }
+        return overview, stale
 
     async def list_learnings(request: Request) -> Response:
         from orbit_learnings.feedback import confidence_for
@@ -141,14 +151,14 @@ def build_app(ws: Workspace, token: str) -> Starlette:
             raise HTTPException(400, exc.message) from None
         page = hits[offset : offset + limit]
         confidence = confidence_for(ws, [h.id for h in page])
-        stale = stale_cache.get()
+        overview, stale = stats()
         return JSONResponse(
             {
                 "results": [row(h, confidence, stale) for h in page],
                 "matching": len(hits),
                 "offset": offset,
                 "limit": limit,
-                "stats": stats(),
+                "stats": overview,
             }
         )
 
