@@ -312,3 +312,30 @@ def test_full_text_rows_follow_a_changed_learning(workspace: Path) -> None:
             ).fetchone()[0]
             assert [r[1] for r in rows] == ["L-0001", "L-0002"]
             assert linked == 2
+
+
+def test_the_one_number_is_the_same_in_every_process(workspace: Path) -> None:
+    """Each hook call is a new process: a fold that used str hashing (salted per process)
+    would send every read down the slow path."""
+    import subprocess
+    import sys
+
+    ws = Workspace(workspace)
+    for n in range(3):
+        add(ws, f"lesson {n}")
+    probe = (
+        "import sys; from orbit_learnings.freshness import scan;"
+        "from orbit_learnings.workspace import Workspace;"
+        "print(scan(Workspace(sys.argv[1])).quick)"
+    )
+    numbers = {
+        subprocess.run(
+            [sys.executable, "-c", probe, str(workspace)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2", "3")
+    }
+    assert len(numbers) == 1 and numbers != {""}
