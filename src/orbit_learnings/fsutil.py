@@ -6,14 +6,13 @@ write a temp file in the same folder, fsync it, `os.replace` it, fsync the folde
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from types import TracebackType
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
@@ -37,11 +36,18 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = T
                 os.fsync(handle.fileno())
         os.replace(tmp_name, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
+        remove_if_present(tmp_name)
         raise
     if durable:
         fsync_dir(folder)
+
+
+def remove_if_present(path: str) -> None:
+    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
 
 
 def fsync_dir(folder: str | os.PathLike[str]) -> None:
@@ -74,34 +80,78 @@ def append_line(path: str | os.PathLike[str], line: str, durable: bool = True) -
         os.close(fd)
 
 
-@contextlib.contextmanager
-def file_lock(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
+# The locks are small classes rather than @contextlib.contextmanager functions: this
+# module is on the hot path, and importing contextlib costs about a millisecond.
+
+
+def file_lock(lock_path: Path, timeout: float = 30.0) -> _FileLock:
     """A cross-process lock for writers (ID allocation, sidecar appends, supersede)."""
-    from filelock import FileLock, Timeout
-
-    from orbit_learnings.errors import OrbitError
-
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lock_path), timeout=timeout)
-    try:
-        with lock:
-            yield
-    except Timeout:
-        raise OrbitError(
-            f"another orbit process holds {lock_path.name} (waited {timeout:.0f}s); try again"
-        ) from None
+    return _FileLock(lock_path, timeout)
 
 
-@contextlib.contextmanager
-def posix_lock(lock_path: str | os.PathLike[str]) -> Iterator[None]:
+def posix_lock(lock_path: str | os.PathLike[str]) -> _PosixLock:
     """A lean stdlib lock for the hot path, where importing filelock costs too much."""
-    import fcntl
+    return _PosixLock(os.fspath(lock_path))
 
-    os.makedirs(os.path.dirname(os.fspath(lock_path)), exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+
+class _FileLock:
+    def __init__(self, lock_path: Path, timeout: float) -> None:
+        from filelock import FileLock
+
+        self.path = lock_path
+        self.timeout = timeout
+        self.lock = FileLock(str(lock_path), timeout=timeout)
+
+    def __enter__(self) -> None:
+        from filelock import Timeout
+
+        from orbit_learnings.errors import OrbitError
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.lock.acquire()
+        except Timeout:
+            raise OrbitError(
+                f"another orbit process holds {self.path.name}"
+                f" (waited {self.timeout:.0f}s); try again"
+            ) from None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.lock.release()
+
+
+class _PosixLock:
+    def __init__(self, lock_path: str) -> None:
+        self.path = lock_path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        import fcntl
+
+        fd, self.fd = self.fd, -1
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

@@ -12,12 +12,10 @@ bundle actually changed.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
 
 from orbit_learnings.errors import LegacyLayoutError, Problem, ValidationFailed
 from orbit_learnings.freshness import (
@@ -144,7 +142,7 @@ def _open_usable(ws: Workspace) -> sqlite3.Connection:
 
 def _recreate(ws: Workspace) -> sqlite3.Connection:
     """Replace a missing, corrupt or outdated index file with an empty current one."""
-    from orbit_learnings.fsutil import posix_lock
+    from orbit_learnings.fsutil import posix_lock, remove_if_present
 
     with posix_lock(os.path.join(ws.state_path, "index.lock")):
         conn = _connect(ws.index_file)  # reopen: another process may have just made it
@@ -152,8 +150,7 @@ def _recreate(ws: Workspace) -> sqlite3.Connection:
             return conn
         conn.close()
         for suffix in ("", "-journal", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(ws.index_file + suffix)
+            remove_if_present(ws.index_file + suffix)
         conn = _connect(ws.index_file)
         conn.execute("PRAGMA journal_mode = WAL")
         _create_schema(conn)
@@ -218,8 +215,6 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
 
     Only the matched rows pay: one stat per learning, a re-read when it changed.
     """
-    from orbit_learnings.votes import read_votes
-
     if not ids:
         return
     stored: dict[str, str] = {}
@@ -234,6 +229,8 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
     stale = [i for i, (sig, _) in current.items() if stored[i] != sig]
     if not stale:
         return
+    from orbit_learnings.votes import read_votes
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         for folder in stale:
@@ -476,7 +473,12 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
 
 
 class Index:
-    """An open, fresh index; `warnings` are the problems readers should mention."""
+    """An open, fresh index; `warnings` are the problems readers should mention.
+
+    Use it as a context manager (`with open_fresh(ws) as index:`), which closes it.
+    A class rather than @contextlib.contextmanager: every hot command opens the
+    index, and importing contextlib costs about a millisecond.
+    """
 
     __slots__ = ("conn",)
 
@@ -490,9 +492,14 @@ class Index:
     def close(self) -> None:
         self.conn.close()
 
+    def __enter__(self) -> Index:
+        return self
 
-@contextlib.contextmanager
-def open_fresh(ws: Workspace) -> Iterator[Index]:
+    def __exit__(self, *exc_info: object) -> None:
+        self.conn.close()
+
+
+def open_fresh(ws: Workspace) -> Index:
     """Open the index, first bringing it up to date with the files if anything changed."""
     snapshot = scan(ws)
     _refuse_legacy(snapshot)
@@ -501,9 +508,10 @@ def open_fresh(ws: Workspace) -> Iterator[Index]:
         # Fast path: one number, compared with the one stored at the last refresh.
         if not (snapshot.settled() and snapshot.quick == _meta(conn, "quick")):
             _refresh(conn, ws, snapshot)
-        yield Index(conn)
-    finally:
+    except BaseException:
         conn.close()
+        raise
+    return Index(conn)
 
 
 def validate(ws: Workspace) -> list[Problem]:

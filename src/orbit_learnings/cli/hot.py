@@ -9,10 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from orbit_learnings import inject, queries
+from orbit_learnings import queries
 from orbit_learnings.cli.output import emit_json, render_list
 from orbit_learnings.errors import UsageError
 from orbit_learnings.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.inject import Hit
 
 FORMATS = ("reminder", "json", "markdown")
 
@@ -50,13 +54,15 @@ def do_inject(
         raise UsageError(f"unknown --format {output_format!r}; choose one of {', '.join(FORMATS)}")
     if limit is not None and limit < 0:
         raise UsageError("--limit must be zero or more")
+    from orbit_learnings import inject  # not imported by `list`, which never injects
+
     all_paths, all_tags = list(paths), list(tags)
     if task_file:
         files, task_tags = inject.read_task_file(task_file)
         all_paths += files
         all_tags += task_tags
 
-    def render(hits: list[inject.Hit]) -> str:
+    def render(hits: list[Hit]) -> str:
         if output_format == "markdown":
             return inject.format_markdown(hits, feedback_hint)
         return inject.format_reminder(hits, feedback_hint)
