@@ -22,6 +22,7 @@ from orbit_learnings.freshness import (
     LEARNING_FILE,
     VOTES_FILE,
     Scan,
+    current_signatures,
     file_signature,
     scan,
 )
@@ -214,6 +215,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
     """Bring the vote rows of these learnings up to date (spec: votes are read at query time).
 
     Only the matched rows pay: one stat per learning, a re-read when it changed.
+    A stored racy signature never equals a current one, so such a file is re-read.
     """
     if not ids:
         return
@@ -225,8 +227,8 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
             f"SELECT folder, votes_signature FROM files WHERE folder IN ({marks})", chunk
         )
         stored.update({r[0]: r[1] for r in rows})
-    current = {i: votes_signature(ws, i) for i in ids if i in stored}
-    stale = [i for i, (sig, _) in current.items() if stored[i] != sig]
+    current = current_signatures(ws.learnings_path, [i for i in ids if i in stored], VOTES_FILE)
+    stale = [i for i, sig in current.items() if stored[i] != sig]
     if not stale:
         return
     from orbit_learnings.votes import read_votes
@@ -236,6 +238,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
         for folder in stale:
             bundle = os.path.join(ws.learnings_path, folder)
             display = f".orbit/learnings/{folder}/{VOTES_FILE}"
+            _, storable = votes_signature(ws, folder)  # before reading: later appends show
             votes, problems = read_votes(bundle, folder, display)
             conn.execute("DELETE FROM votes WHERE learning_id = ?", (folder,))
             conn.executemany(
@@ -248,8 +251,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
                 [(folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],
             )
             conn.execute(
-                "UPDATE files SET votes_signature = ? WHERE folder = ?",
-                (current[folder][1], folder),
+                "UPDATE files SET votes_signature = ? WHERE folder = ?", (storable, folder)
             )
         conn.execute("COMMIT")
     except BaseException:

@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
 STATUS_CHOICES = ("active", "superseded", "archived", "all")
 _COLUMNS = (
     "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
-    "(SELECT COUNT(*) FROM votes v WHERE v.learning_id = learnings_index.id) AS vote_count, "
     "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
 )
 
@@ -114,8 +113,8 @@ def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...
     return ("active", "superseded", "archived") if raw == "all" else (raw,)
 
 
-def _hit(row: sqlite3.Row) -> Hit:
-    voted = row["voted"].split(",") if row["voted"] else []
+def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
+    voted = row["voted"].split(",") if row["voted"] else []  # stamps never hold a comma
     return Hit(
         id=row["id"],
         summary=row["summary"],
@@ -124,8 +123,8 @@ def _hit(row: sqlite3.Row) -> Hit:
         status=row["status"],
         updated_at=row["updated_at"],
         priority=int(row["priority"]),
-        vote_count=int(row["vote_count"]),
-        vote_score=ranking.vote_score(voted),
+        vote_count=len(voted),
+        vote_score=score(voted),
     )
 
 
@@ -145,13 +144,14 @@ def _rows(
     if ws is not None:
         refresh_votes(conn, ws, list(ids))
     hits: list[Hit] = []
+    score = ranking.VoteScorer()
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         sql = (
             f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
             f" AND id IN ({','.join('?' * len(chunk))})"
         )
-        hits += [_hit(r) for r in conn.execute(sql, [*statuses, *chunk])]
+        hits += [_hit(r, score) for r in conn.execute(sql, [*statuses, *chunk])]
     return hits
 
 

@@ -39,20 +39,35 @@ def _epoch(stamp: str) -> float:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
+class VoteScorer:
+    """Scores many learnings' votes against one moment and one half-life, read once:
+    a result list of thousands of hits would otherwise read the clock and the
+    environment once per hit."""
+
+    __slots__ = ("life", "moment")
+
+    def __init__(self, now: datetime | None = None, half_life: float | None = None) -> None:
+        self.life = half_life_days() if half_life is None else half_life
+        self.moment = (now or datetime.now(UTC)).timestamp()
+
+    def __call__(self, voted_at: Iterable[str]) -> float:
+        """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
+        stamps = list(voted_at)
+        if self.life == 0:
+            return float(len(stamps))
+        moment, life = self.moment, self.life
+        total = 0.0
+        for stamp in stamps:
+            age_days = max((moment - _epoch(stamp)) / 86400.0, 0.0)
+            total += 0.5 ** (age_days / life)
+        return total
+
+
 def vote_score(
     voted_at: Iterable[str], now: datetime | None = None, half_life: float | None = None
 ) -> float:
     """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
-    stamps = list(voted_at)
-    life = half_life_days() if half_life is None else half_life
-    if life == 0:
-        return float(len(stamps))
-    moment = (now or datetime.now(UTC)).timestamp()
-    total = 0.0
-    for stamp in stamps:
-        age_days = max((moment - _epoch(stamp)) / 86400.0, 0.0)
-        total += 0.5 ** (age_days / life)
-    return total
+    return VoteScorer(now, half_life)(voted_at)
 
 
 def rank(items: Sequence[Any]) -> list[Any]:

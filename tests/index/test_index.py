@@ -339,3 +339,32 @@ def test_the_one_number_is_the_same_in_every_process(workspace: Path) -> None:
         for seed in ("1", "2", "3")
     }
     assert len(numbers) == 1 and numbers != {""}
+
+
+def test_votes_are_reread_only_when_their_sidecar_changed(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbit_learnings import votes as votes_module
+
+    ws = Workspace(workspace)
+    add(ws, "first"), add(ws, "second")
+    store.add_vote(ws, "L-0001", "model-a", "T-1")
+    old = 1_700_000_000_000_000_000
+    for path in ws.learnings_dir.glob("*/*"):
+        os.utime(path, ns=(old, old))
+    queries.list_learnings(ws)  # settles every signature
+    read: list[str] = []
+    real = votes_module.read_votes
+
+    def counting(bundle: str, folder: str, display: str) -> tuple[list, list]:
+        read.append(folder)
+        return real(bundle, folder, display)
+
+    monkeypatch.setattr(votes_module, "read_votes", counting)
+    assert queries.list_learnings(ws).hits[0].vote_count == 1
+    assert read == []
+    store.add_vote(ws, "L-0002", "model-a", "T-2")
+    store.add_vote(ws, "L-0002", "model-b", "T-2")
+    counts = {h.id: h.vote_count for h in queries.list_learnings(ws).hits}
+    assert counts == {"L-0001": 1, "L-0002": 2}
+    assert read == ["L-0002"]
