@@ -69,7 +69,11 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
     if not folder_root.is_dir():
         return parsed
     for entry in sorted(os.scandir(folder_root), key=lambda e: e.name):
-        if not entry.is_dir() or entry.name.startswith(".") or entry.name == "superseded":
+        if (
+            not entry.is_dir()
+            or entry.name.startswith(".")
+            or entry.name == store.LEGACY_SUPERSEDED_DIR
+        ):
             continue
         path = ws.relative(os.path.join(entry.path, store.LEARNING_FILE))
         try:

@@ -42,6 +42,14 @@ class DuplicateSuspected(OrbitError):
 class LegacyLayoutError(OrbitError):
     """The store still uses the pre-bundle flat layout."""
 
+    @classmethod
+    def for_files(cls, first: str, count: int) -> LegacyLayoutError:
+        """The one wording, whether a read or a write found them."""
+        return cls(
+            f"{first} uses the legacy flat layout ({count} file(s));"
+            " run `orbit learning migrate-layout` to move them into bundles"
+        )
+
 
 class Problem:
     """One validation finding, located as precisely as we can (`file:line`).

@@ -15,6 +15,8 @@ from orbit_learnings.workspace import Workspace
 
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
+TAGS_FILE = "tags.yaml"  # the store-wide tag list, beside the bundles
+LEGACY_SUPERSEDED_DIR = "superseded"  # the flat layout's folder of superseded records
 # A file modified this close to the scan could change again within the same
 # timestamp tick without its stat changing (git's "racy" case): re-read it next time.
 RACY_WINDOW_NS = 1_000_000_000  # covers filesystems with 1-second timestamps
@@ -172,7 +174,7 @@ def scan(ws: Workspace) -> Scan:
             try:
                 st = stat(name + suffix, dir_fd=dir_fd)
             except FileNotFoundError:  # a folder without learning.yaml (or a legacy folder)
-                (others if name == "superseded" else missing).append(name)
+                (others if name == LEGACY_SUPERSEDED_DIR else missing).append(name)
                 continue
             except NotADirectoryError:  # a file beside the bundles
                 others.append(name)
@@ -186,16 +188,18 @@ def scan(ws: Workspace) -> Scan:
     listing = "\0".join([*folders, "/", *missing, "/", *others]).encode()
     folded = hash((int.from_bytes(listing, "little"), *stats))
     quick = f"{len(folders)}:{folded & 0xFFFFFFFFFFFFFFFF:x}"
-    return Scan(folders, stats, missing, started, _legacy_files(folder, others), quick)
+    return Scan(folders, stats, missing, started, legacy_files(folder, others), quick)
 
 
-def _legacy_files(folder: str, others: list[str]) -> list[str]:
-    """YAML files of the flat pre-bundle layout, which reads refuse until migrated."""
-    legacy = [n for n in others if n.endswith((".yaml", ".yml")) and n != "tags.yaml"]
-    if "superseded" in others:
+def legacy_files(folder: str, others: list[str]) -> list[str]:
+    """YAML files of the flat pre-bundle layout (`<id>.yaml`, `superseded/<id>.yaml`),
+    relative to the learnings folder; `others` are its entries that are not bundles.
+    Reads and writes both refuse them until `migrate-layout` moves them."""
+    legacy = [n for n in others if n.endswith((".yaml", ".yml")) and n != TAGS_FILE]
+    if LEGACY_SUPERSEDED_DIR in others:
         legacy += [
-            f"superseded/{n}"
-            for n in os.listdir(os.path.join(folder, "superseded"))
+            f"{LEGACY_SUPERSEDED_DIR}/{n}"
+            for n in os.listdir(os.path.join(folder, LEGACY_SUPERSEDED_DIR))
             if n.endswith((".yaml", ".yml"))
         ]
     return sorted(legacy)

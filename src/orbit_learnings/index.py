@@ -431,10 +431,8 @@ def _problems(conn: sqlite3.Connection) -> list[Problem]:
 
 def _refuse_legacy(snapshot: Scan) -> None:
     if snapshot.legacy:
-        raise LegacyLayoutError(
-            f".orbit/learnings/{snapshot.legacy[0]} uses the legacy flat layout"
-            f" ({len(snapshot.legacy)} file(s)); run `orbit learning migrate-layout`"
-            " to move them into bundles"
+        raise LegacyLayoutError.for_files(
+            f".orbit/learnings/{snapshot.legacy[0]}", len(snapshot.legacy)
         )
 
 

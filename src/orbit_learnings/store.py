@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orbit_learnings import model
+from orbit_learnings import freshness, model
 from orbit_learnings.errors import (
     LegacyLayoutError,
     NotFound,
@@ -24,43 +24,34 @@ from orbit_learnings.errors import (
     UsageError,
     ValidationFailed,
 )
+from orbit_learnings.freshness import LEARNING_FILE, LEGACY_SUPERSEDED_DIR
 from orbit_learnings.fsutil import append_line, atomic_write_text, file_lock
 from orbit_learnings.model import Evidence, Learning
 from orbit_learnings.timeutil import now_iso
 from orbit_learnings.votes import VOTES_FILE, Vote, VoteSummary, read_votes, summarise
 from orbit_learnings.workspace import Workspace
 
-LEARNING_FILE = "learning.yaml"
-TAGS_FILE = "tags.yaml"
-LEGACY_SUPERSEDED_DIR = "superseded"
-MIGRATE_HINT = "run `orbit learning migrate-layout` to move them into bundles"
-
-
 # --- layout -------------------------------------------------------------------
 
 
 def legacy_files(ws: Workspace) -> list[Path]:
-    """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles."""
-    found: list[Path] = []
+    """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles,
+    by the same rule the index's scan applies (`freshness.legacy_files`)."""
     folder = ws.learnings_dir
     if not folder.is_dir():
-        return found
-    for entry in os.scandir(folder):
-        if entry.is_file() and entry.name.endswith((".yaml", ".yml")) and entry.name != TAGS_FILE:
-            found.append(Path(entry.path))
-    old = folder / LEGACY_SUPERSEDED_DIR
-    if old.is_dir():
-        found.extend(sorted(p for p in old.iterdir() if p.suffix in (".yaml", ".yml")))
-    return sorted(found)
+        return []
+    others = [
+        entry.name
+        for entry in os.scandir(folder)
+        if entry.is_file() or (entry.name == LEGACY_SUPERSEDED_DIR and entry.is_dir())
+    ]
+    return [folder / name for name in freshness.legacy_files(str(folder), others)]
 
 
 def refuse_legacy_layout(ws: Workspace) -> None:
     legacy = legacy_files(ws)
     if legacy:
-        raise LegacyLayoutError(
-            f"{ws.relative(legacy[0])} uses the legacy flat layout"
-            f" ({len(legacy)} file(s)); {MIGRATE_HINT}"
-        )
+        raise LegacyLayoutError.for_files(ws.relative(legacy[0]), len(legacy))
 
 
 def bundle_ids(ws: Workspace) -> list[str]:

@@ -11,9 +11,8 @@ import json
 import os
 
 from orbit_learnings.errors import Problem
+from orbit_learnings.freshness import VOTES_FILE
 from orbit_learnings.timeutil import normalise_ts
-
-VOTES_FILE = "votes.jsonl"
 
 
 class Vote:
