@@ -348,38 +348,12 @@ def search_command(
     Example:
       orbit learning search "flaky test retry" --limit 5
     """
-    _search_text(
+    result = queries.search_text(
+        STATE.workspace(),
         " ".join(text),
         tags=tag or [],
         status=status,
         include_all=all_statuses,
-        limit=limit,
-        json_out=json_out,
-        explain=explain,
-        min_confidence=min_confidence,
-        level=level,
-    )
-
-
-def _search_text(
-    text: str,
-    *,
-    tags: list[str],
-    status: str,
-    include_all: bool,
-    limit: int,
-    json_out: bool,
-    explain: bool,
-    min_confidence: float | None,
-    level: str,
-) -> None:
-    """Shared by `orbit learning search` and the unified `orbit search`."""
-    result = queries.search_text(
-        STATE.workspace(),
-        text,
-        tags=tags,
-        status=status,
-        include_all=include_all,
         limit=limit,
         explain=explain,
         min_confidence=min_confidence,
@@ -430,16 +404,16 @@ def unified_search_command(
         else:
             render_hits(result.hits)
         return
-    _search_text(
-        " ".join(words),
-        tags=tag or [],
+    search_command(  # text search is `orbit learning search`, option for option
+        words,
+        tag=tag,
         status=status,
-        include_all=all_statuses,
+        all_statuses=all_statuses,
         limit=limit,
-        json_out=json_out,
         explain=explain,
         min_confidence=min_confidence,
         level=level,
+        json_out=json_out,
     )
 
 
