@@ -12,7 +12,6 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from types import TracebackType
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
@@ -116,12 +115,7 @@ class _FileLock:
                 f" (waited {self.timeout:.0f}s); try again"
             ) from None
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.lock.release()
 
 
@@ -142,12 +136,7 @@ class _PosixLock:
             raise
         self.fd = fd
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         import fcntl
 
         fd, self.fd = self.fd, -1
