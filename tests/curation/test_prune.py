@@ -114,28 +114,18 @@ def test_prune_reports_without_changing_and_delete_archives(
 def test_without_git_commit_evidence_is_skipped_with_one_note(
     workspace: Path, tmp_path: Path
 ) -> None:
-    run_orbit(
-        "learning",
-        "add",
-        "--summary",
-        "s",
-        "--tag",
-        "t",
-        "--evidence",
-        "commit=abc1234",
-        cwd=workspace,
-    )
-    run_orbit(
-        "learning",
-        "add",
-        "--summary",
-        "s",
-        "--tag",
-        "t",
-        "--evidence",
-        "commit=abc1235",
-        cwd=workspace,
-    )
+    for commit in ("abc1234", "abc1235"):
+        run_orbit(
+            "learning",
+            "add",
+            "--summary",
+            "s",
+            "--tag",
+            "t",
+            "--evidence",
+            f"commit={commit}",
+            cwd=workspace,
+        )
     empty_path = tmp_path / "bin"
     empty_path.mkdir()
     outcome = run_orbit("learning", "prune", "--json", cwd=workspace, env={"PATH": str(empty_path)})
