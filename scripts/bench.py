@@ -152,11 +152,10 @@ def process_stats(
     return stats
 
 
-def stat_floor(ws: object) -> Callable[[], None]:
+def stat_floor(folder: str) -> Callable[[], None]:
     """What any stat-based freshness check pays at least: the tightest Python loop of
     one `os.stat` per learning.yaml (relative to a directory descriptor), with no index
     work. Freshness is reported beside it."""
-    folder = str(ws.learnings_path)  # type: ignore[attr-defined]
 
     def run() -> None:
         fd = os.open(folder, os.O_RDONLY)
@@ -209,7 +208,7 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
             timed_together(
                 {
                     "freshness_noop": lambda: index.open_fresh(ws).__enter__().close(),
-                    "stat_floor": stat_floor(ws),
+                    "stat_floor": stat_floor(ws.learnings_path),
                 },
                 repeats,
             )
