@@ -170,8 +170,10 @@ def stat_floor(folder: str) -> Callable[[], None]:
 
 
 def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]:
-    from orbit_learnings import index, queries, store
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.index import build as index
+    from orbit_learnings.retrieval import queries
+    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.workspace import Workspace
 
     tmp = Path(tempfile.mkdtemp(prefix=f"orbit-bench-{count}-"))
     try:

@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT))
 def build_store(root: Path) -> None:
     from tests.eval.dataset import LEARNINGS
 
-    from orbit_learnings import store
-    from orbit_learnings.store import NewLearning, init_store
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.bundles import NewLearning, init_store
+    from orbit_learnings.store.workspace import Workspace
 
     init_store(root)
     ws = Workspace(root)
@@ -33,9 +33,9 @@ def build_store(root: Path) -> None:
 
 
 def embed(root: Path) -> None:
-    from orbit_learnings import semantic
-    from orbit_learnings.index import open_fresh
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.index.build import open_fresh
+    from orbit_learnings.retrieval import semantic
+    from orbit_learnings.store.workspace import Workspace
 
     with open_fresh(Workspace(root)) as fresh:
         semantic.embed(fresh.conn)
@@ -44,8 +44,8 @@ def embed(root: Path) -> None:
 def evaluate(root: Path, k: int = 5) -> dict[str, float]:
     from tests.eval.dataset import QUERIES
 
-    from orbit_learnings import queries
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.retrieval import queries
+    from orbit_learnings.store.workspace import Workspace
 
     ws = Workspace(root)
     hits_at_k = 0
@@ -73,7 +73,7 @@ def main() -> int:
     args = parser.parse_args()
     import os
 
-    from orbit_learnings import semantic
+    from orbit_learnings.retrieval import semantic
 
     with tempfile.TemporaryDirectory() as tmp:
         build_store(Path(tmp))

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from orbit_learnings import inject
-from orbit_learnings.workspace import find_workspace
+from orbit_learnings.push import inject
+from orbit_learnings.store.workspace import find_workspace
 
 
 def search_learnings(

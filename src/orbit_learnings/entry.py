@@ -114,7 +114,7 @@ def _single(options: dict[str, object], key: str) -> str | None:
 
 
 def _int(options: dict[str, object], key: str, flag: str, minimum: int) -> int | None:
-    from orbit_learnings.errors import UsageError
+    from orbit_learnings.core.errors import UsageError
 
     text = _single(options, key)
     if text is None:
@@ -131,7 +131,7 @@ def _strings(options: dict[str, object], key: str) -> list[str]:
 
 def _list(root: str | None, options: dict[str, object]) -> int:
     from orbit_learnings.cli.hot import do_list
-    from orbit_learnings.workspace import find_workspace
+    from orbit_learnings.store.workspace import find_workspace
 
     return do_list(
         find_workspace(root),
@@ -146,7 +146,7 @@ def _list(root: str | None, options: dict[str, object]) -> int:
 
 def _inject(root: str | None, options: dict[str, object]) -> int:
     from orbit_learnings.cli.hot import do_inject
-    from orbit_learnings.workspace import find_workspace
+    from orbit_learnings.store.workspace import find_workspace
 
     return do_inject(
         find_workspace(root),
@@ -163,7 +163,7 @@ def _inject(root: str | None, options: dict[str, object]) -> int:
 
 
 def _float(options: dict[str, object], key: str) -> float | None:
-    from orbit_learnings.errors import UsageError
+    from orbit_learnings.core.errors import UsageError
 
     text = _single(options, key)
     if text is None:

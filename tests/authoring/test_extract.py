@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.extract import extract
+from orbit_learnings.curation.extract import extract
 from tests.conftest import REPO, CliRunner
 
 FIXTURES = REPO / "tests/fixtures/transcripts"
@@ -178,7 +178,7 @@ def test_linux_user_folder_matches_platformdirs(monkeypatch: pytest.MonkeyPatch)
         pytest.skip("the direct XDG computation is Linux-only")
     from platformdirs import user_data_dir
 
-    from orbit_learnings.levels import user_root
+    from orbit_learnings.store.levels import user_root
 
     assert user_root() == user_data_dir("orbit-learnings", appauthor=False)
     monkeypatch.delenv("XDG_DATA_HOME")

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from orbit_learnings import store
-from orbit_learnings.adapters.dashboard import build_app
-from orbit_learnings.workspace import Workspace
+from orbit_learnings.integrations.dashboard.app import build_app
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
 
 TOKEN = "test-token"
 

@@ -8,8 +8,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from orbit_learnings import store
-from orbit_learnings.workspace import Workspace
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
 from tests.conftest import ORBIT_BIN, run_orbit
 
 
@@ -142,7 +142,7 @@ def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
     assert not {m.split(".")[0] for m in loaded} & budget, sorted(
         {m.split(".")[0] for m in loaded} & budget
     )
-    assert "orbit_learnings.inject" not in loaded  # `list` never injects
+    assert "orbit_learnings.push.inject" not in loaded  # `list` never injects
 
 
 def test_lean_and_full_cli_give_identical_output(example: Path) -> None:

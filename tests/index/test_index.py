@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings import index, queries, store
-from orbit_learnings.errors import LegacyLayoutError, ValidationFailed
-from orbit_learnings.workspace import Workspace
+from orbit_learnings.core.errors import LegacyLayoutError, ValidationFailed
+from orbit_learnings.index import build as index
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
 from tests.conftest import git
 
 
@@ -324,8 +326,8 @@ def test_the_one_number_is_the_same_in_every_process(workspace: Path) -> None:
     for n in range(3):
         add(ws, f"lesson {n}")
     probe = (
-        "import sys; from orbit_learnings.freshness import scan;"
-        "from orbit_learnings.workspace import Workspace;"
+        "import sys; from orbit_learnings.index.freshness import scan;"
+        "from orbit_learnings.store.workspace import Workspace;"
         "print(scan(Workspace(sys.argv[1])).quick)"
     )
     numbers = {
@@ -344,7 +346,7 @@ def test_the_one_number_is_the_same_in_every_process(workspace: Path) -> None:
 def test_votes_are_reread_only_when_their_sidecar_changed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orbit_learnings import votes as votes_module
+    from orbit_learnings.store import votes as votes_module
 
     ws = Workspace(workspace)
     add(ws, "first"), add(ws, "second")

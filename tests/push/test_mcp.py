@@ -151,9 +151,9 @@ def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
 
 
 def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
-    from orbit_learnings import store
-    from orbit_learnings.sidecar import attach_learnings, mentioned_paths
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.push.sidecar import attach_learnings, mentioned_paths
+    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.workspace import Workspace
 
     ws = Workspace(workspace)
     for n in range(7):
@@ -173,7 +173,7 @@ def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["/etc/passwd", "../outside/file.py"])
 def test_sidecar_ignores_paths_outside_the_workspace(workspace: Path, bad: str) -> None:
-    from orbit_learnings.sidecar import mentioned_paths
-    from orbit_learnings.workspace import Workspace
+    from orbit_learnings.push.sidecar import mentioned_paths
+    from orbit_learnings.store.workspace import Workspace
 
     assert mentioned_paths(Workspace(workspace), {"p": bad}) == []

@@ -101,7 +101,7 @@ def test_feedback_confidence_and_latest_answer_stands(workspace: Path, orbit: Cl
 
 
 def test_confidence_is_clamped() -> None:
-    from orbit_learnings.feedback import score
+    from orbit_learnings.store.feedback import score
 
     assert score(0, 10) == 0.1 and score(20, 0) == 1.0 and score(0, 0) == 0.5
 
@@ -300,7 +300,7 @@ def test_import_dry_run_then_apply(workspace: Path, orbit: CliRunner) -> None:
 def test_embed_without_the_extra_says_so(
     workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orbit_learnings import semantic
+    from orbit_learnings.retrieval import semantic
 
     monkeypatch.setattr(semantic, "available", lambda: False)
     outcome = orbit("learning", "embed")
@@ -309,7 +309,7 @@ def test_embed_without_the_extra_says_so(
 
 
 def test_rrf_fusion_and_confidence_gate() -> None:
-    from orbit_learnings.semantic import bm25_confident, rrf
+    from orbit_learnings.retrieval.semantic import bm25_confident, rrf
 
     fused = rrf([["a", "b", "c"], ["c", "d"]], [2.0, 1.0])
     assert fused["a"] == pytest.approx(2 / 61 + 0.05)
@@ -322,7 +322,7 @@ def test_rrf_fusion_and_confidence_gate() -> None:
 
 
 semantic_only = pytest.mark.skipif(
-    not __import__("orbit_learnings.semantic", fromlist=["available"]).available(),
+    not __import__("orbit_learnings.retrieval.semantic", fromlist=["available"]).available(),
     reason="the optional semantic extra is not installed",
 )
 

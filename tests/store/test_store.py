@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings import store
-from orbit_learnings.errors import (
+from orbit_learnings.core.errors import (
     LegacyLayoutError,
     NotFound,
     OrbitError,
     UsageError,
     ValidationFailed,
 )
-from orbit_learnings.model import Evidence
-from orbit_learnings.workspace import Workspace
+from orbit_learnings.core.model import Evidence
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
 
 
 def add(ws: Workspace, summary: str = "Lesson", **kw: object) -> str:
@@ -240,7 +240,7 @@ def test_upvote_refusals(workspace: Path) -> None:
 def test_duplicate_vote_rows_from_a_union_merge_count_once_with_earliest_time(
     workspace: Path,
 ) -> None:
-    from orbit_learnings.votes import parse_votes
+    from orbit_learnings.store.votes import parse_votes
 
     row = {"learning_id": "L-0001", "voter_model": "claude", "task_id": "T"}
     text = "\n".join(
@@ -283,7 +283,7 @@ def test_init_is_idempotent(tmp_path: Path) -> None:
 
 
 def test_atomic_write_leaves_no_temp_files_and_replaces_whole(tmp_path: Path) -> None:
-    from orbit_learnings.fsutil import atomic_write_text
+    from orbit_learnings.store.fileops import atomic_write_text
 
     target = tmp_path / "f.yaml"
     atomic_write_text(target, "old\n")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orbit_learnings import matching
-from orbit_learnings.globs import InvalidGlob, compile_glob
+from orbit_learnings.core import matching
+from orbit_learnings.core.globs import InvalidGlob, compile_glob
 
 PERF = "crates/orbit-engine/**/perf*.rs"
 
@@ -159,6 +159,6 @@ def test_sql_prefilter_never_drops_a_match(
     ],
 )
 def test_sql_prefilter_shapes(glob: str, expected: str) -> None:
-    from orbit_learnings.globs import sql_prefilter
+    from orbit_learnings.core.globs import sql_prefilter
 
     assert sql_prefilter(glob) == expected.replace("**", "*")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orbit_learnings import model
-from orbit_learnings.ranking import rank, vote_score
+from orbit_learnings.core import model
+from orbit_learnings.core.ranking import rank, vote_score
 
 VALID = {
     "id": "L-0001",

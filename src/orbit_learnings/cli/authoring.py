@@ -32,7 +32,7 @@ def extract_command(
       orbit learning extract ~/.claude/projects/my-repo/*.jsonl
       orbit learning drafts list
     """
-    from orbit_learnings.drafts import run_extract
+    from orbit_learnings.curation.drafts import run_extract
 
     result = run_extract(STATE.workspace(), transcripts)
     if json_out:
@@ -51,7 +51,7 @@ def drafts_list_command(json_out: JsonFlag = False) -> None:
     Example:
       orbit learning drafts list
     """
-    from orbit_learnings.drafts import list_drafts
+    from orbit_learnings.curation.drafts import list_drafts
 
     records = list_drafts(STATE.workspace())
     if json_out:
@@ -73,7 +73,7 @@ def drafts_show_command(
     Example:
       orbit learning drafts show D-1a2b3c4d
     """
-    from orbit_learnings.drafts import get_draft
+    from orbit_learnings.curation.drafts import get_draft
 
     record = get_draft(STATE.workspace(), draft_id)
     if json_out:
@@ -110,7 +110,7 @@ def drafts_accept_command(
     Example:
       orbit learning drafts accept D-1a2b3c4d --summary "Use pnpm, not npm" --tag tooling
     """
-    from orbit_learnings.drafts import accept
+    from orbit_learnings.curation.drafts import accept
 
     learning_id = accept(
         STATE.workspace(), draft_id, summary=summary, paths=path, tags=tag, force=force
@@ -129,7 +129,7 @@ def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]
     Example:
       orbit learning drafts reject D-1a2b3c4d
     """
-    from orbit_learnings.drafts import reject
+    from orbit_learnings.curation.drafts import reject
 
     reject(STATE.workspace(), draft_id)
     info(f"{draft_id} rejected")

@@ -10,7 +10,7 @@ import typer
 from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import emit_json, info, is_terminal
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.errors import UsageError
+from orbit_learnings.core.errors import UsageError
 
 
 def prune_command(
@@ -29,7 +29,7 @@ def prune_command(
       orbit learning prune                       # report only; changes nothing
       orbit learning prune --stale-only --delete # archive every stale learning
     """
-    from orbit_learnings.staleness import archive, find_stale
+    from orbit_learnings.curation.staleness import archive, find_stale
 
     if delete and not stale_only:
         raise UsageError("--delete archives stale learnings only: pass --stale-only --delete")
@@ -75,7 +75,7 @@ def check_command(
       orbit learning check --stale --format github      # in a GitHub Actions job
       orbit learning check --base origin/main           # in a pull request's CI
     """
-    from orbit_learnings.check import check_store, github_annotation
+    from orbit_learnings.curation.check import check_store, github_annotation
 
     if output_format not in ("text", "github"):
         raise UsageError(f"unknown --format {output_format!r}; choose text or github")
@@ -106,7 +106,7 @@ def resolve_conflict_command(
     Example:
       orbit learning resolve-conflict L-0007
     """
-    from orbit_learnings.collisions import resolve_conflict
+    from orbit_learnings.curation.collisions import resolve_conflict
 
     new_id = resolve_conflict(STATE.workspace(), learning_id.strip())
     if json_out:
@@ -127,7 +127,7 @@ def renumber_command(
     Example:
       orbit learning renumber L-0007
     """
-    from orbit_learnings.collisions import renumber
+    from orbit_learnings.curation.collisions import renumber
 
     new_id = renumber(STATE.workspace(), learning_id.strip())
     if json_out:

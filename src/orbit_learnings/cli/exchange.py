@@ -11,7 +11,7 @@ import typer
 from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import emit_json, info, warn
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.errors import UsageError
+from orbit_learnings.core.errors import UsageError
 
 
 def context_command(
@@ -34,8 +34,8 @@ def context_command(
       orbit learning context "add a NOT NULL column to orders" --path db/migrations/
       orbit learning context "fix flaky redis test" --max-tokens 200 --inject prompt-prefix.md
     """
-    from orbit_learnings import context
-    from orbit_learnings.fsutil import atomic_write_text
+    from orbit_learnings.push import context
+    from orbit_learnings.store.fileops import atomic_write_text
 
     built = context.build(
         STATE.workspace(),
@@ -74,7 +74,7 @@ def export_command(
       orbit learning export --format cursor          # .cursor/rules/orbit-*.mdc with globs:
       orbit learning export --format agents-md       # a generated section of AGENTS.md
     """
-    from orbit_learnings import exporting
+    from orbit_learnings.curation import exporting
 
     ws = STATE.workspace()
     if output_format in exporting.DATA_FORMATS:
@@ -104,7 +104,7 @@ def import_command(
       orbit learning import CLAUDE.md                 # show what would be created
       orbit learning import .cursor/rules/*.mdc --apply
     """
-    from orbit_learnings import importing
+    from orbit_learnings.curation import importing
 
     ws = STATE.workspace()
     plan = importing.plan_import(ws, list(files))
@@ -137,8 +137,8 @@ def embed_command(json_out: JsonFlag = False) -> None:
     Example:
       pip install 'orbit-learnings[semantic]' && orbit learning embed
     """
-    from orbit_learnings import semantic
-    from orbit_learnings.index import open_fresh
+    from orbit_learnings.index.build import open_fresh
+    from orbit_learnings.retrieval import semantic
 
     if not semantic.available():
         warn("no embedding model is installed; search uses BM25 only")

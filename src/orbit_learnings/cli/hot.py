@@ -9,14 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from orbit_learnings import queries
 from orbit_learnings.cli.output import emit_json, render_list
-from orbit_learnings.errors import UsageError
-from orbit_learnings.workspace import Workspace
+from orbit_learnings.core.errors import UsageError
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store.workspace import Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from orbit_learnings.inject import Hit
+    from orbit_learnings.push.inject import Hit
 
 FORMATS = ("reminder", "json", "markdown")
 
@@ -54,7 +54,7 @@ def do_inject(
         raise UsageError(f"unknown --format {output_format!r}; choose one of {', '.join(FORMATS)}")
     if limit is not None and limit < 0:
         raise UsageError("--limit must be zero or more")
-    from orbit_learnings import inject  # not imported by `list`, which never injects
+    from orbit_learnings.push import inject  # not imported by `list`, which never injects
 
     all_paths, all_tags = list(paths), list(tags)
     if task_file:
@@ -88,7 +88,7 @@ def do_inject(
 
 def do_hook_claude_code(root: str | None, deny_new_writes: bool) -> int:
     """Always exit 0: a hook must never block the agent."""
-    from orbit_learnings.adapters import claude_code
+    from orbit_learnings.integrations.claude_code import hook as claude_code
 
     try:
         stdin_text = sys.stdin.read()

@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings import queries, store
 from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import (
     emit_json,
@@ -22,8 +21,10 @@ from orbit_learnings.cli.output import (
     warn_problems,
 )
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.errors import UsageError
-from orbit_learnings.model import Evidence, parse_evidence
+from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.model import Evidence, parse_evidence
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store import bundles as store
 
 app = typer.Typer(
     help="Add, find and curate project learnings.",
@@ -102,7 +103,7 @@ def init_command(
     root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
     report = store.init_store(root)
     if skill:
-        from orbit_learnings import claude_setup
+        from orbit_learnings.integrations.claude_code import setup as claude_setup
 
         if claude_setup.install_skill(root):
             report.created.append(str(claude_setup.SKILL))
@@ -153,13 +154,13 @@ def add_command(
       orbit learning add --summary "Run migrations in a transaction" \\
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
     """
-    from orbit_learnings.errors import DuplicateSuspected
-    from orbit_learnings.similar import find_similar
+    from orbit_learnings.core.errors import DuplicateSuspected
+    from orbit_learnings.retrieval.similar import find_similar
 
     if level not in ("project", "user"):
         raise UsageError(f"unknown --level {level!r}; choose project or user")
     if level == "user":
-        from orbit_learnings.levels import user_workspace
+        from orbit_learnings.store.levels import user_workspace
 
         ws = user_workspace(create=True)
         assert ws is not None
@@ -425,7 +426,7 @@ def sync_command(json_out: JsonFlag = False) -> None:
     Example:
       orbit learning sync
     """
-    from orbit_learnings.index import sync
+    from orbit_learnings.index.build import sync
 
     report = sync(STATE.workspace())
     if json_out:
@@ -471,7 +472,7 @@ def refresh_command(
     Example:
       orbit learning refresh
     """
-    from orbit_learnings.index import open_fresh
+    from orbit_learnings.index.build import open_fresh
 
     with open_fresh(STATE.workspace()) as fresh:
         count = fresh.conn.execute("SELECT COUNT(*) FROM learnings_index").fetchone()[0]
@@ -502,7 +503,7 @@ def feedback_command(
       orbit learning feedback L-0003 --helpful --task ORB-120 --model claude
       orbit learning feedback --from-output agent-log.txt --task ORB-120
     """
-    from orbit_learnings import feedback
+    from orbit_learnings.store import feedback
 
     ws = STATE.workspace()
     if from_output is not None:

@@ -11,13 +11,13 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 
-from orbit_learnings.errors import OrbitError, Problem
+from orbit_learnings.core.errors import OrbitError, Problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from orbit_learnings.queries import Result
+    from orbit_learnings.retrieval.queries import Result
 
 
 def emit_json(payload: Any) -> None:

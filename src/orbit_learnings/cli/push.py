@@ -118,12 +118,12 @@ def _hooks(install: bool, claude: bool, command: str | None) -> None:
 
     ws = STATE.workspace()
     if claude:
-        from orbit_learnings import claude_setup
+        from orbit_learnings.integrations.claude_code import setup as claude_setup
 
         action = claude_setup.install if install else claude_setup.uninstall
         report = action(ws.root, command or claude_setup.HOOK_COMMAND)
     else:
-        from orbit_learnings import githooks
+        from orbit_learnings.integrations import git as githooks
 
         report = (githooks.install if install else githooks.uninstall)(ws)
     for item in report.changed:
@@ -168,7 +168,7 @@ def mcp_command(
     Example (an MCP client configuration):
       {"mcpServers": {"orbit": {"command": "orbit", "args": ["mcp"]}}}
     """
-    from orbit_learnings.adapters.mcp_server import serve
+    from orbit_learnings.integrations.mcp_server import serve
 
     serve(STATE.workspace(), dotted_names=dotted_names)
 
@@ -183,8 +183,8 @@ def stats_command(
     Example:
       orbit learning stats --days 90
     """
-    from orbit_learnings import stats
     from orbit_learnings.cli.output import emit_json, info
+    from orbit_learnings.push import stats
 
     report = stats.collect(STATE.workspace(), days)
     if json_out:
@@ -208,8 +208,8 @@ def doctor_command(
     Example:
       orbit doctor
     """
-    from orbit_learnings import doctor
     from orbit_learnings.cli.output import emit_json, info
+    from orbit_learnings.integrations import doctor
 
     checks = doctor.run_checks(STATE.root, path)
     if json_out:
@@ -249,8 +249,8 @@ def dashboard_command(
     import os
     import sys
 
-    from orbit_learnings.adapters import dashboard
-    from orbit_learnings.errors import UsageError
+    from orbit_learnings.core.errors import UsageError
+    from orbit_learnings.integrations.dashboard import app as dashboard
 
     ws = STATE.workspace()
     if host not in LOOPBACK:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from orbit_learnings.workspace import Workspace, find_workspace
+from orbit_learnings.store.workspace import Workspace, find_workspace
 
 
 @dataclass
@@ -18,7 +18,7 @@ class GlobalState:
 
     def workspace_for(self, learning_id: str) -> Workspace:
         """The store an ID lives in: `U-` IDs are in the personal store."""
-        from orbit_learnings.levels import for_id
+        from orbit_learnings.store.levels import for_id
 
         return for_id(self.workspace(), learning_id.strip())
 

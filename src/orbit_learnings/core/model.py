@@ -1,0 +1,252 @@
+"""The learning record and its validation. Pure: no I/O, no YAML library.
+
+Validation works on the plain data a YAML safe-load returns, and reports every
+problem with the key path it concerns so callers can translate it to `file:line`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from orbit_learnings.core.timestamps import normalise_ts
+
+SCHEMA_VERSION = 1
+STATUSES = ("active", "superseded", "archived")
+EVIDENCE_KINDS = ("task", "commit")
+# L- for the project store, U- for the personal (user-level) store.
+SEQUENTIAL_ID = re.compile(r"^[LU]-(\d{4,})$")
+ID_PATTERN = re.compile(r"^[LU]-(?:\d{4,}|(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,})$")
+KNOWN_KEYS = (
+    "id",
+    "schemaVersion",
+    "status",
+    "created_at",
+    "updated_at",
+    "created_by",
+    "scope",
+    "summary",
+    "body",
+    "evidence",
+    "supersedes",
+    "superseded_by",
+    "priority",
+)
+
+
+def is_learning_id(value: str) -> bool:
+    return bool(ID_PATTERN.match(value))
+
+
+def format_sequential_id(number: int, prefix: str = "L") -> str:
+    return f"{prefix}-{number:04d}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str
+    ref: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "ref": self.ref}
+
+
+@dataclass(frozen=True)
+class Learning:
+    """A validated learning, with timestamps in canonical `Z` form."""
+
+    id: str
+    status: str
+    created_at: str
+    updated_at: str
+    summary: str
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    body: str = ""
+    created_by: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    priority: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "schemaVersion": SCHEMA_VERSION,
+            "status": self.status,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "created_by": self.created_by,
+            "scope": {"paths": list(self.paths), "tags": list(self.tags)},
+            "summary": self.summary,
+            "body": self.body,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "supersedes": self.supersedes,
+            "superseded_by": self.superseded_by,
+            "priority": self.priority,
+        }
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """A schema problem at a key path such as ("scope", "paths", 2)."""
+
+    key_path: tuple[str | int, ...]
+    message: str
+    kind: str = "schema"
+
+
+class SchemaError(Exception):
+    def __init__(self, problems: list[FieldProblem]) -> None:
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = problems
+
+
+def parse_evidence(text: str) -> Evidence:
+    """Parse the CLI form `task=T-1` / `commit=abc123`."""
+    kind, sep, ref = text.partition("=")
+    kind, ref = kind.strip(), ref.strip()
+    if not sep or kind not in EVIDENCE_KINDS or not ref:
+        raise ValueError(f"evidence must look like task=ID or commit=SHA, got {text!r}")
+    return Evidence(kind, ref)
+
+
+def validate(data: Any, folder_id: str | None = None) -> Learning:
+    """Check a loaded document against schema version 1; raise SchemaError listing all issues."""
+    checker = _Checker()
+    if not isinstance(data, Mapping):
+        raise SchemaError([FieldProblem((), "a learning must be a YAML mapping")])
+    learning_id = checker.string(data, "id", required=True)
+    if learning_id and not is_learning_id(learning_id):
+        checker.add(("id",), f"id {learning_id!r} is not of the form L-0001")
+    if learning_id and folder_id and learning_id != folder_id:
+        checker.problems.append(
+            FieldProblem(
+                ("id",), f"id {learning_id} disagrees with its folder {folder_id}", "id-mismatch"
+            )
+        )
+    if data.get("schemaVersion") != SCHEMA_VERSION:
+        checker.add(("schemaVersion",), f"schemaVersion must be {SCHEMA_VERSION}")
+    status = checker.string(data, "status", required=True)
+    if status and status not in STATUSES:
+        checker.add(("status",), f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+    created_at = checker.timestamp(data, "created_at")
+    updated_at = checker.timestamp(data, "updated_at")
+    summary = checker.string(data, "summary", required=True)
+    if summary is not None and not summary.strip():
+        checker.add(("summary",), "summary must not be empty")
+    paths, tags = checker.scope(data.get("scope"))
+    evidence = checker.evidence(data.get("evidence"))
+    priority = data.get("priority", 0)
+    if priority is None:
+        priority = 0
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        checker.add(("priority",), "priority must be an integer")
+        priority = 0
+    supersedes = checker.link(data, "supersedes")
+    superseded_by = checker.link(data, "superseded_by")
+    body = checker.string(data, "body") or ""
+    created_by = checker.string(data, "created_by")
+    if checker.problems:
+        raise SchemaError(checker.problems)
+    return Learning(
+        id=str(learning_id),
+        status=str(status),
+        created_at=str(created_at),
+        updated_at=str(updated_at),
+        summary=" ".join(str(summary).split()),
+        paths=paths,
+        tags=tags,
+        body=body,
+        created_by=created_by,
+        evidence=evidence,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        priority=priority,
+        extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
+    )
+
+
+class _Checker:
+    """Collects problems instead of stopping at the first, so one run reports them all."""
+
+    def __init__(self) -> None:
+        self.problems: list[FieldProblem] = []
+
+    def add(self, key_path: tuple[str | int, ...], message: str) -> None:
+        self.problems.append(FieldProblem(key_path, message))
+
+    def string(self, data: Mapping[str, Any], key: str, required: bool = False) -> str | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                self.add((key,), f"missing required field {key!r}")
+            return None
+        if not isinstance(value, str):
+            self.add((key,), f"{key} must be a string")
+            return None
+        return value
+
+    def timestamp(self, data: Mapping[str, Any], key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            self.add((key,), f"missing required field {key!r}")
+            return None
+        try:
+            return normalise_ts(value)
+        except ValueError:
+            self.add((key,), f"{key} must be an ISO 8601 timestamp like 2026-05-09T18:00:00Z")
+            return None
+
+    def link(self, data: Mapping[str, Any], key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not is_learning_id(value):
+            self.add((key,), f"{key} must be a learning id like L-0001 or null")
+            return None
+        return value
+
+    def scope(self, scope: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if not isinstance(scope, Mapping):
+            self.add(("scope",), "scope must be a mapping with paths and/or tags")
+            return (), ()
+        paths = self.string_list(scope, "paths")
+        tags = self.string_list(scope, "tags")
+        if not paths and not tags:
+            self.add(("scope",), "scope needs at least one path glob or tag")
+        return paths, tags
+
+    def string_list(self, scope: Mapping[str, Any], key: str) -> tuple[str, ...]:
+        values = scope.get(key) or []
+        if not isinstance(values, list):
+            self.add(("scope", key), f"scope.{key} must be a list of strings")
+            return ()
+        good: list[str] = []
+        for position, value in enumerate(values):
+            if not isinstance(value, str) or not value.strip():
+                self.add(
+                    ("scope", key, position), f"scope.{key}[{position}] must be a non-empty string"
+                )
+            else:
+                good.append(value.strip())
+        return tuple(good)
+
+    def evidence(self, values: Any) -> tuple[Evidence, ...]:
+        if values is None:
+            return ()
+        if not isinstance(values, list):
+            self.add(("evidence",), "evidence must be a list of {kind, ref}")
+            return ()
+        items: list[Evidence] = []
+        for position, item in enumerate(values):
+            kind = item.get("kind") if isinstance(item, Mapping) else None
+            ref = item.get("ref") if isinstance(item, Mapping) else None
+            if kind not in EVIDENCE_KINDS or not isinstance(ref, str | int) or not str(ref).strip():
+                self.add(("evidence", position), "evidence items need kind: task|commit and a ref")
+                continue
+            items.append(Evidence(str(kind), str(ref)))
+        return tuple(items)

@@ -1,0 +1,1 @@
+"""Keeping the store healthy: check, staleness, merge collisions, import/export, drafts."""

@@ -1,0 +1,209 @@
+"""`orbit learning check`: read-only validation of the whole store, for CI and pre-commit.
+
+Every problem is located as `path:line` and has a kind, so it can be printed
+for people, as GitHub Actions annotations, or as JSON.
+"""
+
+from __future__ import annotations
+
+import os
+
+from orbit_learnings.core import model
+from orbit_learnings.core.errors import Problem, ValidationFailed
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.votes import VOTES_FILE, read_votes
+from orbit_learnings.store.workspace import Workspace
+
+KINDS = (
+    "yaml",
+    "schema",
+    "votes",
+    "duplicate-id",
+    "id-mismatch",
+    "dangling-link",
+    "one-sided-link",
+    "conflict",
+    "glob",
+    "layout",
+    "stale",
+    "collision",
+)
+
+
+class _Parsed:
+    def __init__(self, folder: str, path: str, text: str, learning: model.Learning | None) -> None:
+        self.folder = folder
+        self.path = path
+        self.text = text
+        self.learning = learning
+
+
+def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) -> list[Problem]:
+    problems: list[Problem] = []
+    problems += [
+        Problem(
+            ws.relative(p),
+            1,
+            "legacy flat layout; run `orbit learning migrate-layout`",
+            None,
+            "layout",
+        )
+        for p in store.legacy_files(ws)
+    ]
+    parsed = _parse_all(ws, problems)
+    problems += _duplicate_ids(parsed)
+    problems += _link_problems(parsed)
+    if stale:
+        problems += _stale_problems(ws, parsed)
+    if base:
+        from orbit_learnings.curation.collisions import collisions_with
+
+        problems += collisions_with(ws, base)
+    return sorted(problems, key=lambda p: (p.file, p.line, p.message))
+
+
+def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
+    from orbit_learnings.core.globs import InvalidGlob, compile_glob
+
+    parsed: list[_Parsed] = []
+    folder_root = ws.learnings_dir
+    if not folder_root.is_dir():
+        return parsed
+    for entry in sorted(os.scandir(folder_root), key=lambda e: e.name):
+        if (
+            not entry.is_dir()
+            or entry.name.startswith(".")
+            or entry.name == store.LEGACY_SUPERSEDED_DIR
+        ):
+            continue
+        path = ws.relative(os.path.join(entry.path, store.LEARNING_FILE))
+        try:
+            with open(os.path.join(entry.path, store.LEARNING_FILE), encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            problems.append(
+                Problem(path, 1, "bundle folder has no learning.yaml", entry.name, "layout")
+            )
+            continue
+        except UnicodeDecodeError:
+            problems.append(Problem(path, 1, "file is not UTF-8 text", entry.name, "yaml"))
+            continue
+        learning = None
+        try:
+            learning = store.parse_learning(text, entry.name, path)
+        except ValidationFailed as exc:
+            problems.extend(exc.problems)
+        if learning is not None:
+            for glob in learning.paths:
+                try:
+                    compile_glob(glob)
+                except InvalidGlob as exc:
+                    line = _line_containing(text, glob)
+                    problems.append(Problem(path, line, exc.message, learning.id, "glob"))
+        votes_display = ws.relative(os.path.join(entry.path, VOTES_FILE))
+        problems.extend(read_votes(ws.bundle_dir(entry.name), entry.name, votes_display)[1])
+        parsed.append(_Parsed(entry.name, path, text, learning))
+    return parsed
+
+
+def _line_containing(text: str, needle: str) -> int:
+    return next((n for n, line in enumerate(text.splitlines(), 1) if needle in line), 1)
+
+
+def _declared_id(item: _Parsed) -> str | None:
+    if item.learning is not None:
+        return item.learning.id
+    for line in item.text.splitlines():
+        if line.startswith("id:"):
+            return line.split(":", 1)[1].strip().strip("'\"") or None
+    return None
+
+
+def _duplicate_ids(parsed: list[_Parsed]) -> list[Problem]:
+    owners: dict[str, list[_Parsed]] = {}
+    for item in parsed:
+        declared = _declared_id(item)
+        if declared:
+            owners.setdefault(declared, []).append(item)
+    problems = []
+    for declared, items in owners.items():
+        if len(items) > 1:
+            where = ", ".join(i.folder for i in items)
+            for item in items:
+                problems.append(
+                    Problem(
+                        item.path,
+                        _line_containing(item.text, "id:"),
+                        f"duplicate id {declared} (declared in {where})",
+                        declared,
+                        "duplicate-id",
+                    )
+                )
+    return problems
+
+
+def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
+    records = {p.learning.id: p for p in parsed if p.learning is not None}
+    problems: list[Problem] = []
+    for item in records.values():
+        learning = item.learning
+        assert learning is not None
+        for key, target in (
+            ("supersedes", learning.supersedes),
+            ("superseded_by", learning.superseded_by),
+        ):
+            if target is None:
+                continue
+            line = _line_containing(item.text, f"{key}:")
+            other = records.get(target)
+            if other is None or other.learning is None:
+                problems.append(
+                    Problem(
+                        item.path,
+                        line,
+                        f"{key} points at {target}, which does not exist",
+                        learning.id,
+                        "dangling-link",
+                    )
+                )
+                continue
+            back = (
+                other.learning.superseded_by if key == "supersedes" else other.learning.supersedes
+            )
+            if back != learning.id:
+                other_key = "superseded_by" if key == "supersedes" else "supersedes"
+                problems.append(
+                    Problem(
+                        item.path,
+                        line,
+                        f"one-sided link: {learning.id}.{key} is {target} but "
+                        f"{target}.{other_key} is {back or 'unset'}; "
+                        "re-run `orbit learning supersede` to complete it",
+                        learning.id,
+                        "one-sided-link",
+                    )
+                )
+    return problems
+
+
+def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
+    from orbit_learnings.curation.staleness import find_stale
+
+    by_id = {p.learning.id: p for p in parsed if p.learning is not None}
+    report = find_stale(ws)
+    return [
+        Problem(
+            by_id[s.id].path if s.id in by_id else s.id,
+            1,
+            f"{s.id} is stale ({', '.join(s.reasons)}); update it or run "
+            "`orbit learning prune --stale-only --delete`",
+            s.id,
+            "stale",
+        )
+        for s in report.stale
+    ]
+
+
+def github_annotation(problem: Problem) -> str:
+    message = problem.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::error file={problem.file},line={problem.line},title=orbit {problem.kind}::{message}"

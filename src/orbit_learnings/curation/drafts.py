@@ -1,0 +1,123 @@
+"""Drafts awaiting review in `.orbit/state/drafts/` (never tracked by git).
+
+`accept` turns one into a real learning after the near-duplicate check;
+`reject` discards it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from orbit_learnings.core.errors import NotFound, OrbitError
+from orbit_learnings.core.timestamps import now_iso
+from orbit_learnings.curation.extract import Draft, Summariser, extract
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.workspace import Workspace
+
+SUMMARISER_ENV = "ORBIT_DRAFT_SUMMARISER"  # "package.module:function", off by default
+
+
+def drafts_dir(ws: Workspace) -> str:
+    return os.path.join(ws.state_path, "drafts")
+
+
+def _draft_id(draft: Draft) -> str:
+    digest = hashlib.sha1(f"{draft.detector}|{draft.summary}".encode(), usedforsecurity=False)
+    return "D-" + digest.hexdigest()[:8]
+
+
+def load_summariser() -> Summariser | None:
+    """The optional hook where a team can plug an LLM summariser; nothing runs by default."""
+    spec = os.environ.get(SUMMARISER_ENV, "").strip()
+    if not spec:
+        return None
+    module_name, _, attribute = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attribute or "summarise")  # type: ignore[no-any-return]
+    except (ImportError, AttributeError) as exc:
+        raise OrbitError(f"{SUMMARISER_ENV}={spec!r} cannot be loaded: {exc}") from None
+
+
+@dataclass
+class Extracted:
+    created: list[dict[str, object]]
+    skipped: int
+
+
+def run_extract(ws: Workspace, transcripts: Sequence[str]) -> Extracted:
+    summariser = load_summariser()
+    created: list[dict[str, object]] = []
+    skipped = 0
+    for path in transcripts:
+        if not os.path.isfile(path):
+            raise OrbitError(f"no transcript at {path}")
+        for draft in extract(path, ws.root_dir, summariser):
+            draft_id = _draft_id(draft)
+            target = os.path.join(drafts_dir(ws), f"{draft_id}.json")
+            if os.path.exists(target):
+                skipped += 1
+                continue
+            record = {"id": draft_id, "created_at": now_iso(), **draft.to_dict()}
+            atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+            created.append(record)
+    return Extracted(created, skipped)
+
+
+def list_drafts(ws: Workspace) -> list[dict[str, object]]:
+    folder = drafts_dir(ws)
+    if not os.path.isdir(folder):
+        return []
+    records = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                records.append(json.load(handle))
+    return sorted(records, key=lambda r: (str(r.get("created_at")), str(r["id"])))
+
+
+def get_draft(ws: Workspace, draft_id: str) -> dict[str, object]:
+    path = os.path.join(drafts_dir(ws), f"{os.path.basename(draft_id)}.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)  # type: ignore[no-any-return]
+    except FileNotFoundError:
+        raise NotFound(f"no draft {draft_id}; `orbit learning drafts list` shows them") from None
+
+
+def accept(
+    ws: Workspace,
+    draft_id: str,
+    *,
+    summary: str | None = None,
+    paths: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    force: bool = False,
+) -> str:
+    draft = get_draft(ws, draft_id)
+    source = draft["source"]
+    origin = f"({draft['detector']}) from {source['file']}"  # type: ignore[index]
+    body = f"{draft['body']}\n\nDrafted by `orbit learning extract` {origin}."
+    learning = store.create_learning(
+        ws,
+        store.NewLearning(
+            summary=summary or str(draft["summary"]),
+            paths=list(paths) if paths is not None else list(draft["paths"]),  # type: ignore[call-overload]
+            tags=list(tags) if tags is not None else list(draft["tags"]),  # type: ignore[call-overload]
+            body=body,
+            created_by="orbit-extract",
+            force=force,
+        ),
+    )
+    os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))
+    return learning.id
+
+
+def reject(ws: Workspace, draft_id: str) -> None:
+    draft = get_draft(ws, draft_id)
+    os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))

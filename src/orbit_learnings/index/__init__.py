@@ -1,0 +1,1 @@
+"""The disposable SQLite index: the only owner of SQL, kept fresh from the files."""

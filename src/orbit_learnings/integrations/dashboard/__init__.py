@@ -1,0 +1,1 @@
+"""The Knowledge > Learnings page and its JSON API (Starlette)."""

@@ -1,0 +1,387 @@
+"""The dashboard: Knowledge > Learnings, a page and a thin HTTP API over the core.
+
+Starlette under uvicorn. The API calls the same core functions as the CLI
+(`queries`, `store.supersede`, `staleness`), so the page and the terminal never
+disagree. State-changing requests need the start-up token in the
+`X-Orbit-Token` header and must come from the page's own origin: another web
+page in the user's browser can neither read the token nor send the header
+without a CORS preflight, which this server never grants.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import time
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
+
+TOKEN_HEADER = "X-Orbit-Token"
+MAX_LIMIT = 500
+DEFAULT_LIMIT = 50
+STATUSES = ("active", "superseded", "archived", "all")
+_ID = re.compile(r"^L-[0-9A-Z]{4,}$")
+
+
+class StaleCache:
+    """Staleness needs git: compute it once per index state, not on every request."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.key: str | None = None
+        self.reasons: dict[str, list[str]] = {}
+
+    def get(self, quick: str | None = None) -> dict[str, list[str]]:
+        """`quick` is the store's one-number state (see freshness.scan), passed in when the
+        caller has just read it; git history moves too, so entries also expire by minute."""
+        from orbit_learnings.curation.staleness import find_stale
+        from orbit_learnings.index.freshness import scan
+
+        if quick is None:
+            quick = scan(self.ws).quick
+        key = f"{quick}:{int(time.time() // 60)}"
+        if key != self.key:
+            report = find_stale(self.ws)
+            self.reasons = {s.id: s.reasons for s in report.stale}
+            self.key = key
+        return self.reasons
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
+        raise HTTPException(400, f"{name} must be a non-negative integer")
+    return max(low, min(int(raw), high))
+
+
+def build_app(ws: Workspace, token: str) -> Starlette:
+    stale_cache = StaleCache(ws)
+
+    def row(
+        hit: queries.Hit, confidence: dict[str, Any], stale: dict[str, list[str]]
+    ) -> dict[str, Any]:
+        data = hit.to_dict()
+        data["confidence"] = confidence[hit.id].confidence
+        data["stale"] = stale.get(hit.id, [])
+        return data
+
+    def stats() -> tuple[dict[str, Any], dict[str, list[str]]]:
+        """Store-wide figures and stale reasons by id; one index open serves both (its
+        quick number keys the staleness cache)."""
+        from orbit_learnings.index.build import open_fresh
+
+        with open_fresh(ws) as fresh:
+            counts = dict(
+                fresh.conn.execute(
+                    "SELECT effective_status, COUNT(*) FROM learnings_index"
+                    " GROUP BY effective_status"
+                ).fetchall()
+            )
+            meta = dict(
+                fresh.conn.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('last_indexed', 'quick')"
+                ).fetchall()
+            )
+            tags = [
+                r[0]
+                for r in fresh.conn.execute(
+                    "SELECT DISTINCT t.tag FROM tags t"
+                    " JOIN learnings_index l ON l.id = t.learning_id"
+                    " WHERE l.effective_status = 'active' ORDER BY t.folded"
+                )
+            ]
+        stale = stale_cache.get(meta["quick"] or None)  # "" while files are too young to trust
+        overview = {
+            "total": sum(counts.values()),
+            "active": counts.get("active", 0),
+            "superseded": counts.get("superseded", 0),
+            "archived": counts.get("archived", 0),
+            "stale": len(stale),
+            "last_indexed": meta["last_indexed"],
+            "tags": tags,
+        }
+        return overview, stale
+
+    async def list_learnings(request: Request) -> Response:
+        from orbit_learnings.store.feedback import confidence_for
+
+        params = request.query_params
+        status = params.get("status") or "active"
+        if status not in STATUSES:
+            raise HTTPException(400, f"status must be one of {', '.join(STATUSES)}")
+        limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+        offset = _int_param(request, "offset", 0, 0, 10**9)
+        tags = [t for t in params.getlist("tag") if t.strip()]
+        scope = (params.get("scope") or "").strip()
+        text = (params.get("q") or "").strip()
+        try:
+            if text:
+                hits = queries.search_text(ws, text, tags=tags, status=status, limit=None).hits
+                if scope:
+                    in_scope = {
+                        h.id
+                        for h in queries.list_learnings(
+                            ws, paths=[scope], status=status, cwd=ws.root_dir
+                        ).hits
+                    }
+                    hits = [h for h in hits if h.id in in_scope]
+            else:
+                hits = queries.list_learnings(
+                    ws, paths=[scope] if scope else [], tags=tags, status=status, cwd=ws.root_dir
+                ).hits
+        except OrbitError as exc:
+            raise HTTPException(400, exc.message) from None
+        page = hits[offset : offset + limit]
+        confidence = confidence_for(ws, [h.id for h in page])
+        overview, stale = stats()
+        return JSONResponse(
+            {
+                "results": [row(h, confidence, stale) for h in page],
+                "matching": len(hits),
+                "offset": offset,
+                "limit": limit,
+                "stats": overview,
+            }
+        )
+
+    async def show(request: Request) -> Response:
+        learning_id = request.path_params["learning_id"]
+        if not _ID.match(learning_id):
+            return _error(404, f"no learning {learning_id}")
+        try:
+            record = queries.show_learning(ws, learning_id).record
+        except NotFound as exc:
+            return _error(404, exc.message)
+        record["stale"] = stale_cache.get().get(learning_id, [])
+        return JSONResponse(record)
+
+    async def supersede(request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+            return _error(403, "cross-origin requests may not change the store")
+        if request.headers.get("sec-fetch-site") not in (None, "same-origin", "none"):
+            return _error(403, "cross-site requests may not change the store")
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return _error(
+                401, f"missing or wrong {TOKEN_HEADER}; use the token `orbit dashboard` printed"
+            )
+        try:
+            body = json.loads(await request.body() or b"null")
+        except ValueError:
+            return _error(400, 'body must be JSON like {"by": "L-0042"}')
+        new_id = body.get("by") if isinstance(body, dict) else None
+        if not isinstance(new_id, str) or not new_id.strip():
+            return _error(400, 'body must be JSON like {"by": "L-0042"}')
+        old_id = request.path_params["learning_id"]
+        try:
+            old, new = store.supersede(ws, old_id, new_id.strip())
+        except NotFound as exc:
+            return _error(404, exc.message)
+        except (UsageError, OrbitError) as exc:
+            return _error(409 if not isinstance(exc, UsageError) else 400, exc.message)
+        return JSONResponse({"old": old.to_dict(), "new": new.to_dict()})
+
+    async def page(request: Request) -> Response:
+        html = (
+            resources.files("orbit_learnings.integrations.dashboard")
+            .joinpath("dashboard.html")
+            .read_text("utf-8")
+        )
+        return HTMLResponse(
+            html,
+            headers={
+                "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+                "style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(OPENAPI)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _error(exc.status_code, str(exc.detail))
+
+    routes = [
+        Route("/", page),
+        Route("/api/learnings", list_learnings),
+        Route("/api/learnings/{learning_id}", show),
+        Route("/api/learnings/{learning_id}/supersede", supersede, methods=["POST"]),
+        Route("/openapi.json", openapi),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+_LEARNING_ROW = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "summary": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "paths": {"type": "array", "items": {"type": "string"}},
+        "matched_by": {"type": "array", "items": {"type": "string"}},
+        "updated_at": {"type": "string"},
+        "status": {"type": "string"},
+        "vote_count": {"type": "integer"},
+        "confidence": {"type": "number"},
+        "stale": {"type": "array", "items": {"type": "string"}},
+    },
+}
+_ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "orbit-learnings dashboard API", "version": "1"},
+    "paths": {
+        "/api/learnings": {
+            "get": {
+                "summary": "List, filter and search learnings (paged on the server)",
+                "parameters": [
+                    {"name": "q", "in": "query", "schema": {"type": "string"}},
+                    {
+                        "name": "scope",
+                        "in": "query",
+                        "schema": {"type": "string"},
+                        "description": "A file, folder or glob (containment, as `list --path`)",
+                    },
+                    {"name": "tag", "in": "query", "schema": {"type": "string"}},
+                    {
+                        "name": "status",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": list(STATUSES)},
+                    },
+                    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                    {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                ],
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "results": {"type": "array", "items": _LEARNING_ROW},
+                                "matching": {"type": "integer"},
+                                "offset": {"type": "integer"},
+                                "limit": {"type": "integer"},
+                                "stats": {
+                                    "type": "object",
+                                    "properties": {
+                                        k: {"type": "integer"}
+                                        for k in (
+                                            "total",
+                                            "active",
+                                            "superseded",
+                                            "archived",
+                                            "stale",
+                                        )
+                                    },
+                                },
+                            },
+                        },
+                        "A page of learnings and store statistics",
+                    ),
+                    "400": _json(_ERROR, "Bad parameter"),
+                },
+            }
+        },
+        "/api/learnings/{learning_id}": {
+            "get": {
+                "summary": "One learning in full, with votes, confidence and staleness",
+                "parameters": [
+                    {
+                        "name": "learning_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {
+                    "200": _json({"type": "object"}, "The record"),
+                    "404": _json(_ERROR, "Unknown id"),
+                },
+            }
+        },
+        "/api/learnings/{learning_id}/supersede": {
+            "post": {
+                "summary": "Mark this learning superseded by another (needs the start-up token)",
+                "parameters": [
+                    {
+                        "name": "learning_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": TOKEN_HEADER,
+                        "in": "header",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    },
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "properties": {"by": {"type": "string"}},
+                                "required": ["by"],
+                            }
+                        }
+                    },
+                },
+                "responses": {
+                    "200": _json({"type": "object"}, "Both records"),
+                    "400": _json(_ERROR, "Bad body"),
+                    "401": _json(_ERROR, "No or wrong token"),
+                    "403": _json(_ERROR, "Cross-origin"),
+                    "404": _json(_ERROR, "Unknown id"),
+                    "409": _json(_ERROR, "Refused (already superseded, not active, ...)"),
+                },
+            }
+        },
+    },
+}
+
+
+def serve(ws: Workspace, host: str, port: int, token: str, open_browser: bool) -> None:
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/#token={token}"
+    print(f"orbit dashboard: {url}")
+    print(f"token for changes (header {TOKEN_HEADER}): {token}")
+    if open_browser:
+        threading.Timer(0.8, lambda: webbrowser.open(url)).start()
+    uvicorn.run(build_app(ws, token), host=host, port=port, log_level="warning")

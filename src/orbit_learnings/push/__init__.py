@@ -1,0 +1,1 @@
+"""Choosing what an agent sees: injection caps, session dedup, rendering, sidecar, context."""

@@ -1,0 +1,262 @@
+"""Push injection: choose the few learnings an agent should see, once per session.
+
+Shared by every push layer — `orbit learning inject` (layer 1), the MCP sidecar
+(layer 2) and the Claude Code hook (layer 3) — so caps, dedup and the
+injection log behave identically everywhere. Stdlib only: it runs on every
+file an agent touches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.timestamps import now_iso
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store.fileops import append_line, atomic_write_text, posix_lock
+from orbit_learnings.store.workspace import Workspace
+
+PER_CALL_ENV = "ORBIT_LEARNING_PER_CALL_CAP"
+SESSION_CAP_ENV = "ORBIT_LEARNING_SESSION_CAP"
+SESSION_ENV = "ORBIT_SESSION_ID"
+DEFAULT_PER_CALL = 5
+DEFAULT_SESSION_CAP = 20
+INJECTIONS_FILE = "injections.jsonl"
+FEEDBACK_HINT = (
+    "If one of these helped or misled you, say LEARNING_HELPFUL: <id> "
+    "or LEARNING_NOT_HELPFUL: <id>."
+)
+_UNSAFE_SESSION_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
+Hit = queries.Hit
+
+
+class Injection:
+    """What a push layer should show, and why the rest was left out."""
+
+    __slots__ = ("dropped", "hits", "session_id")
+
+    def __init__(self, hits: list[Hit], session_id: str | None, dropped: dict[str, int]) -> None:
+        self.hits = hits
+        self.session_id = session_id
+        self.dropped = dropped
+
+    def to_dict(self) -> dict[str, object]:
+        return {"learnings": [hit_summary(h) for h in self.hits]}
+
+
+def hit_summary(hit: Hit) -> dict[str, object]:
+    return {
+        "id": hit.id,
+        "summary": hit.summary,
+        "tags": hit.tags,
+        "paths": hit.paths,
+        "matched_by": hit.matched_by,
+        "vote_count": hit.vote_count,
+    }
+
+
+def env_cap(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
+        raise UsageError(f"{name} must be a non-negative integer, got {raw!r}")
+    return int(raw)
+
+
+def session_from_env(explicit: str | None) -> str | None:
+    value = explicit if explicit is not None else os.environ.get(SESSION_ENV)
+    return value.strip() if value and value.strip() else None
+
+
+def session_dir(ws: Workspace, session_id: str) -> str:
+    safe = _UNSAFE_SESSION_CHARS.sub("_", session_id)[:128].strip(".")
+    if not safe:
+        raise UsageError(f"unusable session id {session_id!r}")
+    return os.path.join(ws.state_path, "sessions", safe)
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately simple estimate (about four characters a token), stable across runs."""
+    return (len(text) + 3) // 4
+
+
+def select(
+    ws: Workspace,
+    *,
+    paths: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+    session_id: str | None = None,
+    max_tokens: int | None = None,
+    render: Callable[[list[Hit]], str] | None = None,
+    layer: str = "inject",
+    trigger: dict[str, object] | None = None,
+    cwd: str | None = None,
+    record: bool = True,
+    min_confidence: float | None = None,
+) -> Injection:
+    """Rank matches, then apply dedup, the per-call cap, the session cap and the token budget.
+
+    Only what survives every cut is recorded as shown, so a learning dropped for
+    budget reasons can still surface on a later call.
+    """
+    per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
+    if not paths and not tags:
+        return Injection([], session_id, {})
+    ranked = queries.list_learnings(ws, paths=paths, tags=tags, status="active", cwd=cwd).hits
+    if min_confidence is not None:
+        from orbit_learnings.store.feedback import confidence_for
+
+        scores = confidence_for(ws, [h.id for h in ranked])
+        ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
+    dropped: dict[str, int] = {}
+    if session_id is None:
+        hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
+    else:
+        hits = _select_in_session(ws, session_id, ranked, per_call, max_tokens, render, dropped)
+    if hits and record:
+        _log(ws, layer, session_id, hits, trigger or {"paths": list(paths), "tags": list(tags)})
+    return Injection(hits, session_id, dropped)
+
+
+def _cap(hits: list[Hit], cap: int, dropped: dict[str, int], reason: str) -> list[Hit]:
+    if len(hits) > cap:
+        dropped[reason] = dropped.get(reason, 0) + len(hits) - cap
+    return hits[:cap]
+
+
+def _budget(
+    hits: list[Hit],
+    max_tokens: int | None,
+    render: Callable[[list[Hit]], str] | None,
+    dropped: dict[str, int],
+) -> list[Hit]:
+    if max_tokens is None or not hits:
+        return hits
+    draw = render or format_reminder
+    kept = list(hits)
+    while kept and estimate_tokens(draw(kept)) > max_tokens:
+        kept.pop()
+        dropped["token_budget"] = dropped.get("token_budget", 0) + 1
+    return kept
+
+
+def _select_in_session(
+    ws: Workspace,
+    session_id: str,
+    ranked: list[Hit],
+    per_call: int,
+    max_tokens: int | None,
+    render: Callable[[list[Hit]], str] | None,
+    dropped: dict[str, int],
+) -> list[Hit]:
+    """Dedup against the session's shown set under a lock, so two processes never both show one."""
+    folder = session_dir(ws, session_id)
+    state_file = os.path.join(folder, "learnings.json")
+    with posix_lock(os.path.join(folder, "lock")):
+        shown = _read_shown(state_file)
+        fresh = [h for h in ranked if h.id not in shown]
+        if len(fresh) < len(ranked):
+            dropped["already_shown"] = len(ranked) - len(fresh)
+        hits = _cap(fresh, per_call, dropped, "per_call")
+        session_cap = env_cap(SESSION_CAP_ENV, DEFAULT_SESSION_CAP)
+        hits = _cap(hits, max(session_cap - len(shown), 0), dropped, "session_cap")
+        hits = _budget(hits, max_tokens, render, dropped)
+        if hits:
+            shown_list = [*shown, *(h.id for h in hits)]
+            payload = {"session_id": session_id, "shown": shown_list, "updated_at": now_iso()}
+            atomic_write_text(state_file, json.dumps(payload, indent=2) + "\n", durable=False)
+    return hits
+
+
+def _read_shown(state_file: str) -> dict[str, None]:
+    try:
+        with open(state_file, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (FileNotFoundError, ValueError):
+        return {}
+    shown = data.get("shown") if isinstance(data, dict) else None
+    return dict.fromkeys(s for s in shown or [] if isinstance(s, str))
+
+
+def _log(
+    ws: Workspace, layer: str, session_id: str | None, hits: list[Hit], trigger: dict[str, object]
+) -> None:
+    """Append to `.orbit/state/injections.jsonl`; observability must never break injection."""
+    row = {
+        "at": now_iso(),
+        "layer": layer,
+        "session": session_id,
+        "ids": [h.id for h in hits],
+        "trigger": trigger,
+    }
+    try:
+        os.makedirs(ws.state_path, exist_ok=True)
+        append_line(os.path.join(ws.state_path, INJECTIONS_FILE), json.dumps(row), durable=False)
+    except OSError:
+        pass
+
+
+# --- rendering ----------------------------------------------------------------
+
+
+def format_reminder(hits: list[Hit], feedback_hint: bool = False) -> str:
+    """The spec's layer-1 block; empty when nothing matched."""
+    if not hits:
+        return ""
+    lines = ["<system-reminder>", "Project learnings relevant to this task:"]
+    lines += [f"- [{h.id}] {h.summary}" for h in hits]
+    lines.append("Read full body via `orbit learning show <id>` if needed.")
+    if feedback_hint:
+        lines.append(FEEDBACK_HINT)
+    lines.append("</system-reminder>")
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(hits: list[Hit], feedback_hint: bool = False) -> str:
+    if not hits:
+        return ""
+    lines = ["## Project learnings relevant to this task", ""]
+    lines += [f"- **{h.id}** — {h.summary}" for h in hits]
+    lines += ["", "Read the full body with `orbit learning show <id>`."]
+    if feedback_hint:
+        lines.append(FEEDBACK_HINT)
+    return "\n".join(lines) + "\n"
+
+
+def provenance_line(hit: Hit) -> str:
+    """`L-0001 (scope src/engine/**, 3 votes): summary` — factual, no imperative wording."""
+    scope = ", ".join(hit.paths[:2]) if hit.paths else ", ".join(f"tag {t}" for t in hit.tags[:2])
+    if len(hit.paths) > 2:
+        scope += ", …"
+    votes = f"{hit.vote_count} vote" + ("" if hit.vote_count == 1 else "s")
+    return f"{hit.id} (scope {scope}, {votes}): {hit.summary}"
+
+
+def read_task_file(path: str) -> tuple[list[str], list[str]]:
+    """`context_files` and `tags` from a task in JSON or YAML."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read --task-file {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load
+
+        try:
+            data = safe_load(text)
+        except YamlSyntaxError as exc:
+            raise UsageError(f"{path}:{exc.line}: {exc.message}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: a task file must be a mapping with context_files and tags")
+    files, tags = data.get("context_files") or [], data.get("tags") or []
+    if not isinstance(files, list) or not isinstance(tags, list):
+        raise UsageError(f"{path}: context_files and tags must be lists")
+    return [str(f) for f in files], [str(t) for t in tags]

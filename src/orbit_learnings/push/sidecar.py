@@ -1,0 +1,88 @@
+"""Layer 2: the learnings sidecar for tool results that mention files.
+
+`attach_learnings(ws, result, arguments)` finds the repo-relative file paths a
+tool call mentions (in its arguments and its result), looks them up with the
+same caps and session dedup as `orbit learning inject`, and returns the result
+with a `learnings: [{id, summary}]` field. Any MCP server — this one or an
+engine's — can call it in-process; a server in another language can run
+`orbit learning inject --path P --session S --format json` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.core.matching import is_glob
+from orbit_learnings.push import inject
+from orbit_learnings.store.workspace import Workspace, to_repo_relative
+
+_PATH_TOKEN = re.compile(r"[\w.@+\-/\\]+")
+_HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
+MAX_CANDIDATES = 50
+
+
+def mentioned_paths(ws: Workspace, *values: object) -> list[str]:
+    """Repo-relative file paths named anywhere in nested JSON-like values, in order seen."""
+    found: dict[str, None] = {}
+    for text in _strings(values):
+        for token in _PATH_TOKEN.findall(text):
+            path = _as_repo_path(ws, token)
+            if path is not None:
+                found.setdefault(path, None)
+            if len(found) >= MAX_CANDIDATES:
+                return list(found)
+    return list(found)
+
+
+def _strings(values: Iterable[object]) -> Iterable[str]:
+    for value in values:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            yield from _strings(value.values())
+        elif isinstance(value, list | tuple):
+            yield from _strings(value)
+
+
+def _as_repo_path(ws: Workspace, token: str) -> str | None:
+    token = token.lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
+    if not token or is_glob(token) or token.startswith(("http:", "https:")):
+        return None
+    looks_like_file = ("/" in token or "\\" in token) and bool(_HAS_EXTENSION.search(token))
+    if not looks_like_file and not os.path.isfile(os.path.join(ws.root_dir, token)):
+        return None
+    try:
+        relative = to_repo_relative(ws, token, ws.root_dir)
+    except OrbitError:
+        return None  # outside the workspace
+    return relative if relative and not relative.endswith("/") else None
+
+
+def attach_learnings(
+    ws: Workspace,
+    result: dict[str, object],
+    arguments: dict[str, object] | None = None,
+    *,
+    session_id: str | None = None,
+    limit: int | None = None,
+    exclude: Iterable[str] = (),
+) -> dict[str, object]:
+    """Return `result` plus `learnings`, honouring per-call and session caps and dedup."""
+    paths = mentioned_paths(ws, arguments or {}, result)
+    learnings: list[dict[str, str]] = []
+    if paths:
+        skip = set(exclude)
+        chosen = inject.select(
+            ws,
+            paths=paths,
+            limit=limit,
+            session_id=session_id,
+            layer="mcp",
+            trigger={"paths": paths},
+            cwd=ws.root_dir,  # the paths are repo-relative already
+        )
+        learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits if h.id not in skip]
+    return {**result, "learnings": learnings}

@@ -1,0 +1,89 @@
+"""The reviewer's view of what earns its place: injections, votes, feedback per learning."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from orbit_learnings.core.timestamps import format_ts
+from orbit_learnings.push.inject import INJECTIONS_FILE
+from orbit_learnings.retrieval import queries
+from orbit_learnings.store.workspace import Workspace
+
+
+@dataclass
+class LearningStats:
+    id: str
+    summary: str
+    status: str
+    vote_count: int
+    injected: int = 0
+    last_injected: str | None = None
+    by_layer: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "summary": self.summary,
+            "status": self.status,
+            "injected": self.injected,
+            "last_injected": self.last_injected,
+            "by_layer": self.by_layer,
+            "vote_count": self.vote_count,
+        }
+
+
+@dataclass
+class StatsReport:
+    learnings: list[LearningStats]
+    never_injected: list[str]
+    days: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "learnings": [s.to_dict() for s in self.learnings],
+            "never_injected": self.never_injected,
+            "days": self.days,
+        }
+
+
+def read_injections(ws: Workspace) -> list[dict[str, object]]:
+    """Rows of `.orbit/state/injections.jsonl`; a torn or foreign line is skipped."""
+    path = os.path.join(ws.state_path, INJECTIONS_FILE)
+    rows: list[dict[str, object]] = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(row, dict) and isinstance(row.get("ids"), list):
+                    rows.append(row)
+    except FileNotFoundError:
+        pass
+    return rows
+
+
+def collect(ws: Workspace, days: int = 30, now: datetime | None = None) -> StatsReport:
+    hits = queries.list_learnings(ws, status="all").hits
+    stats = {h.id: LearningStats(h.id, h.summary, h.status, h.vote_count) for h in hits}
+    cutoff = format_ts((now or datetime.now(UTC)) - timedelta(days=days))
+    recent: set[str] = set()
+    for row in read_injections(ws):
+        at, layer = str(row.get("at", "")), str(row.get("layer", "?"))
+        for learning_id in row["ids"]:  # type: ignore[union-attr]
+            entry = stats.get(str(learning_id))
+            if entry is None:
+                continue
+            entry.injected += 1
+            entry.by_layer[layer] = entry.by_layer.get(layer, 0) + 1
+            if entry.last_injected is None or at > entry.last_injected:
+                entry.last_injected = at
+            if at >= cutoff:
+                recent.add(entry.id)
+    ordered = sorted(stats.values(), key=lambda s: (-s.injected, s.id))
+    never = sorted(s.id for s in stats.values() if s.status == "active" and s.id not in recent)
+    return StatsReport(ordered, never, days)

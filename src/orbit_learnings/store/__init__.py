@@ -1,0 +1,1 @@
+"""The files that are the truth: workspace, layout, atomic writes, YAML, bundles, sidecars."""

@@ -1,0 +1,495 @@
+"""Learning bundles on disk: `.orbit/learnings/<id>/learning.yaml` and its sidecars.
+
+The files are the only source of truth. Every write is atomic, ID allocation
+and multi-file changes happen under a store-wide lock, and edits go through a
+round-trip load so hand-written comments and unknown keys survive.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orbit_learnings.core import model
+from orbit_learnings.core.errors import (
+    LegacyLayoutError,
+    NotFound,
+    OrbitError,
+    Problem,
+    UsageError,
+    ValidationFailed,
+)
+from orbit_learnings.core.model import Evidence, Learning
+from orbit_learnings.core.timestamps import now_iso
+from orbit_learnings.index import freshness
+from orbit_learnings.index.freshness import LEARNING_FILE, LEGACY_SUPERSEDED_DIR
+from orbit_learnings.store.fileops import append_line, atomic_write_text, file_lock
+from orbit_learnings.store.votes import VOTES_FILE, Vote, VoteSummary, read_votes, summarise
+from orbit_learnings.store.workspace import Workspace
+
+# --- layout -------------------------------------------------------------------
+
+
+def legacy_files(ws: Workspace) -> list[Path]:
+    """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles,
+    by the same rule the index's scan applies (`freshness.legacy_files`)."""
+    folder = ws.learnings_dir
+    if not folder.is_dir():
+        return []
+    others = [
+        entry.name
+        for entry in os.scandir(folder)
+        if entry.is_file() or (entry.name == LEGACY_SUPERSEDED_DIR and entry.is_dir())
+    ]
+    return [folder / name for name in freshness.legacy_files(str(folder), others)]
+
+
+def refuse_legacy_layout(ws: Workspace) -> None:
+    legacy = legacy_files(ws)
+    if legacy:
+        raise LegacyLayoutError.for_files(ws.relative(legacy[0]), len(legacy))
+
+
+def bundle_ids(ws: Workspace) -> list[str]:
+    if not ws.learnings_dir.is_dir():
+        return []
+    return sorted(
+        entry.name
+        for entry in os.scandir(ws.learnings_dir)
+        if entry.is_dir() and model.is_learning_id(entry.name)
+    )
+
+
+def learning_file(ws: Workspace, learning_id: str) -> Path:
+    return ws.bundle_dir(learning_id) / LEARNING_FILE
+
+
+# --- reading ------------------------------------------------------------------
+
+
+def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learning:
+    """Validate one file's text; every problem is reported as `file:line: message`."""
+    from orbit_learnings.store.yamlio import YamlSyntaxError, line_of, safe_load
+
+    if has_conflict_markers(text):
+        line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("<<<<<<<"))
+        fix = f"orbit learning resolve-conflict {folder_id}" if folder_id else "resolve it by hand"
+        message = f"git conflict markers in {folder_id or 'learning file'}; run `{fix}`"
+        raise ValidationFailed([Problem(display_path, line, message, folder_id, "conflict")])
+    try:
+        data = safe_load(text)
+    except YamlSyntaxError as exc:
+        raise ValidationFailed(
+            [Problem(display_path, exc.line, exc.message, folder_id, "yaml")]
+        ) from None
+    try:
+        return model.validate(data, folder_id)
+    except model.SchemaError as exc:
+        problems = [
+            Problem(display_path, line_of(text, fp.key_path), fp.message, folder_id, fp.kind)
+            for fp in exc.problems
+        ]
+        raise ValidationFailed(problems) from None
+
+
+def has_conflict_markers(text: str) -> bool:
+    lines = text.splitlines()
+    return any(ln.startswith("<<<<<<<") for ln in lines) and any(
+        ln.startswith(">>>>>>>") for ln in lines
+    )
+
+
+def read_learning(ws: Workspace, learning_id: str) -> Learning:
+    path = learning_file(ws, learning_id)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"no learning {learning_id} (looked for {ws.relative(path)})") from None
+    return parse_learning(text, learning_id, ws.relative(path))
+
+
+def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
+    bundle = ws.bundle_dir(learning_id)
+    return read_votes(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
+
+
+# --- writing ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewLearning:
+    summary: str
+    paths: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    body: str = ""
+    evidence: Sequence[Evidence] = ()
+    priority: int = 0
+    created_by: str | None = None
+    force: bool = False  # add even when a near-duplicate exists
+
+
+def store_lock(ws: Workspace) -> Any:
+    """The store-wide writer lock: ID allocation and multi-file changes."""
+    return file_lock(ws.locks_dir / "store.lock")
+
+
+def _learning_lock(ws: Workspace, learning_id: str) -> Any:
+    return file_lock(ws.locks_dir / f"{learning_id}.lock")
+
+
+def check_content(summary: str, paths: Sequence[str], tags: Sequence[str]) -> None:
+    """Refuse content the schema would reject, before anything touches disk."""
+    from orbit_learnings.core.globs import compile_glob
+
+    if not summary.strip():
+        raise UsageError("a learning needs a non-empty --summary")
+    if not any(p.strip() for p in paths) and not any(t.strip() for t in tags):
+        raise UsageError("a learning needs at least one --path glob or --tag")
+    for glob in paths:
+        compile_glob(glob)
+
+
+def next_sequential_id(ws: Workspace) -> str:
+    highest = 0
+    if ws.learnings_dir.is_dir():
+        for entry in os.scandir(ws.learnings_dir):
+            name = entry.name.removesuffix(".yaml")
+            match = model.SEQUENTIAL_ID.match(name)
+            if match and name.startswith(ws.prefix):
+                highest = max(highest, int(match.group(1)))
+    return model.format_sequential_id(highest + 1, ws.prefix)
+
+
+RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
+RANDOM_LENGTH = 8  # 40 bits
+
+
+def _random_id(prefix: str = "L") -> str:
+    import secrets
+
+    while True:
+        body = "".join(secrets.choice(RANDOM_ALPHABET) for _ in range(RANDOM_LENGTH))
+        if any(ch.isalpha() for ch in body):  # never mistakable for a sequential id
+            return f"{prefix}-{body}"
+
+
+def allocate_id(ws: Workspace) -> str:
+    """Reserve a fresh ID by creating its bundle folder; callers hold the store lock.
+
+    Sequential (`L-0042`, the default) or random (`ids: random` in
+    `.orbit/config.yaml`, for teams with many parallel branches).
+    """
+    from orbit_learnings.store.config import id_mode
+
+    ws.learnings_dir.mkdir(parents=True, exist_ok=True)
+    random_ids = id_mode(ws) == "random"
+    while True:
+        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws)
+        try:
+            ws.bundle_dir(candidate).mkdir()  # atomic: exactly one process wins a name
+        except FileExistsError:
+            continue
+        return candidate
+
+
+def create_learning(ws: Workspace, new: NewLearning) -> Learning:
+    """Allocate the next ID under the store lock and write the bundle atomically."""
+    from orbit_learnings.store.yamlio import dump_new
+
+    check_content(new.summary, new.paths, new.tags)
+    refuse_legacy_layout(ws)
+    if not new.force:
+        _refuse_near_duplicate(ws, new.summary)
+    ws.learnings_dir.mkdir(parents=True, exist_ok=True)
+    with store_lock(ws):
+        learning_id = allocate_id(ws)
+        stamp = now_iso()
+        document = _new_document(learning_id, stamp, new)
+        text = dump_new(document)
+        try:
+            learning = parse_learning(text, learning_id, f"<new {learning_id}>")
+            atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
+        except BaseException:
+            ws.bundle_dir(learning_id).rmdir()
+            raise
+    return learning
+
+
+def _refuse_near_duplicate(ws: Workspace, summary: str) -> None:
+    from orbit_learnings.core.errors import DuplicateSuspected
+    from orbit_learnings.retrieval.similar import find_similar
+
+    similar = find_similar(ws, summary)
+    if similar:
+        best = similar[0]
+        raise DuplicateSuspected(
+            f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
+            f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
+            "or pass --force to add anyway",
+            similar,
+        )
+
+
+def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, Any]:
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    from orbit_learnings.store.yamlio import timestamp_value
+
+    body = new.body.strip("\n")
+    document: dict[str, Any] = {
+        "id": learning_id,
+        "schemaVersion": model.SCHEMA_VERSION,
+        "status": "active",
+        "created_at": timestamp_value(stamp),
+        "updated_at": timestamp_value(stamp),
+        "created_by": new.created_by or default_author(),
+        "scope": {"paths": _clean(new.paths), "tags": _clean(new.tags)},
+        "summary": " ".join(new.summary.split()),
+        "body": LiteralScalarString(body + "\n") if body else "",
+        "evidence": [e.to_dict() for e in new.evidence],
+        "supersedes": None,
+        "priority": new.priority,
+    }
+    return document
+
+
+def _clean(values: Sequence[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for value in values:
+        if value.strip():
+            seen.setdefault(value.strip(), None)
+    return list(seen)
+
+
+def default_author() -> str:
+    env = os.environ.get("ORBIT_CREATED_BY")
+    if env:
+        return env
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Fields an update replaces; None means "leave as is"."""
+
+    summary: str | None = None
+    body: str | None = None
+    paths: Sequence[str] | None = None
+    tags: Sequence[str] | None = None
+    priority: int | None = None
+    add_evidence: Sequence[Evidence] = ()
+
+    def is_empty(self) -> bool:
+        return (
+            self.summary is None
+            and self.body is None
+            and self.paths is None
+            and self.tags is None
+            and self.priority is None
+            and not self.add_evidence
+        )
+
+
+def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
+    if changes.is_empty():
+        raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
+    with store_lock(ws):
+        current = read_learning(ws, learning_id)
+        paths = list(changes.paths) if changes.paths is not None else list(current.paths)
+        tags = list(changes.tags) if changes.tags is not None else list(current.tags)
+        check_content(
+            changes.summary if changes.summary is not None else current.summary, paths, tags
+        )
+        return _edit(ws, learning_id, _edits_for(current, changes))
+
+
+@dataclass(frozen=True)
+class Edit:
+    key_path: tuple[str, ...]
+    value: Any
+    after: str | None = None  # where a key that does not exist yet is inserted
+
+
+def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    edits: list[Edit] = []
+    if changes.summary is not None:
+        edits.append(Edit(("summary",), " ".join(changes.summary.split()), "scope"))
+    if changes.body is not None:
+        body = changes.body.strip("\n")
+        edits.append(Edit(("body",), LiteralScalarString(body + "\n") if body else "", "summary"))
+    if changes.paths is not None:
+        edits.append(Edit(("scope", "paths"), _clean(changes.paths)))
+    if changes.tags is not None:
+        edits.append(Edit(("scope", "tags"), _clean(changes.tags), "paths"))
+    if changes.priority is not None:
+        edits.append(Edit(("priority",), changes.priority))
+    if changes.add_evidence:
+        merged = list(current.evidence)
+        merged += [e for e in changes.add_evidence if e not in merged]
+        edits.append(Edit(("evidence",), [e.to_dict() for e in merged], "body"))
+    return edits
+
+
+def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None = None) -> Learning:
+    """Edit one file in place: only the changed keys' lines change, then bump updated_at.
+
+    Validates the result before an atomic write. Callers hold the store lock.
+    """
+    from orbit_learnings.store.yamlio import SurgicalEditor, timestamp_value
+
+    path = learning_file(ws, learning_id)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"no learning {learning_id}") from None
+    parse_learning(text, learning_id, ws.relative(path))  # refuse to edit an invalid file
+    editor = SurgicalEditor(text)
+    for edit in [*edits, Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")]:
+        editor.set(edit.key_path, edit.value, edit.after)
+    learning = parse_learning(editor.text, learning_id, ws.relative(path))
+    atomic_write_text(path, editor.text)
+    return learning
+
+
+def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learning]:
+    """Mark OLD superseded by NEW and link NEW back, both under one lock.
+
+    NEW is written first: a crash in between leaves `supersedes` set on NEW,
+    which reads already honour, and re-running completes the link.
+    """
+    if old_id == new_id:
+        raise UsageError(f"a learning cannot supersede itself ({old_id})")
+    with store_lock(ws):
+        old = read_learning(ws, old_id)
+        new = read_learning(ws, new_id)
+        _check_supersede(old, new)
+        stamp = now_iso()
+        new = _edit(ws, new_id, [Edit(("supersedes",), old_id, "evidence")], stamp)
+        old = _edit(
+            ws,
+            old_id,
+            [Edit(("status",), "superseded"), Edit(("superseded_by",), new_id, "supersedes")],
+            stamp,
+        )
+    return old, new
+
+
+def archive_learning(ws: Workspace, learning_id: str) -> Learning:
+    """Retire a learning without deleting it: excluded from lists, search and injection."""
+    with store_lock(ws):
+        current = read_learning(ws, learning_id)
+        if current.status == "archived":
+            return current
+        return _edit(ws, learning_id, [Edit(("status",), "archived")])
+
+
+def _check_supersede(old: Learning, new: Learning) -> None:
+    if new.status != "active":
+        raise OrbitError(f"{new.id} is {new.status}; only an active learning can supersede another")
+    if new.supersedes not in (None, old.id):
+        raise OrbitError(f"{new.id} already supersedes {new.supersedes}")
+    if old.status == "archived":
+        raise OrbitError(f"{old.id} is archived; restore it before superseding it")
+    if old.superseded_by not in (None, new.id):
+        raise OrbitError(f"{old.id} is already superseded by {old.superseded_by}")
+    if old.status == "superseded" and old.superseded_by is None:
+        raise OrbitError(f"{old.id} is already superseded")
+    fully_linked = old.status == "superseded" and new.supersedes == old.id
+    if fully_linked:
+        raise OrbitError(f"{old.id} is already superseded by {new.id}")
+
+
+def add_vote(ws: Workspace, learning_id: str, model_name: str, task_id: str) -> VoteSummary:
+    """Append a vote unless this (learning, model, task) already voted; idempotent."""
+    from orbit_learnings.core.timestamps import now_iso as stamp_now
+
+    if not model_name.strip():
+        raise UsageError("--model must name the voting agent family, e.g. claude")
+    if not task_id.strip():
+        raise UsageError("a vote needs --task: votes are anchored to a concrete task")
+    read_learning(ws, learning_id)
+    with _learning_lock(ws, learning_id):
+        votes, problems = read_bundle_votes(ws, learning_id)
+        if problems:
+            raise ValidationFailed(problems)
+        vote = Vote(learning_id, model_name.strip(), task_id.strip(), stamp_now())
+        if all(v.key != vote.key for v in votes):
+            append_line(ws.bundle_dir(learning_id) / VOTES_FILE, vote.to_json())
+            votes.append(vote)
+    return summarise(learning_id, votes)
+
+
+# --- migration ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Move:
+    source: str
+    destination: str
+
+
+def migrate_layout(ws: Workspace) -> list[Move]:
+    """Move flat-layout files into bundles; one-way, idempotent, refuses to overwrite."""
+    moves: list[Move] = []
+    with store_lock(ws):
+        for source in legacy_files(ws):
+            learning_id = source.stem
+            if not model.is_learning_id(learning_id):
+                raise OrbitError(f"{ws.relative(source)}: file name is not a learning id")
+            target = learning_file(ws, learning_id)
+            if target.exists():
+                raise OrbitError(
+                    f"cannot move {ws.relative(source)}: {ws.relative(target)} already exists"
+                )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+            moves.append(Move(ws.relative(source), ws.relative(target)))
+        old = ws.learnings_dir / LEGACY_SUPERSEDED_DIR
+        if old.is_dir() and not any(old.iterdir()):
+            shutil.rmtree(old)
+    return moves
+
+
+# --- workspace set-up -----------------------------------------------------------
+
+GITIGNORE_TEXT = "# Derived, rebuildable state: the index, locks, sessions.\nstate/\n"
+GITATTRIBUTES_TEXT = (
+    "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
+    "learnings/*/votes.jsonl merge=union\n"
+    "learnings/*/feedback.jsonl merge=union\n"
+)
+
+
+@dataclass(frozen=True)
+class InitReport:
+    root: Path
+    created: list[str]
+
+
+def init_store(root: Path) -> InitReport:
+    """Create `.orbit/learnings/` and `.orbit/.gitignore`; harmless to run twice."""
+    orbit = root / ".orbit"
+    created: list[str] = []
+    learnings = orbit / "learnings"
+    if not learnings.is_dir():
+        learnings.mkdir(parents=True)
+        created.append(".orbit/learnings/")
+    keep = learnings / ".gitkeep"
+    if not keep.exists():
+        atomic_write_text(keep, "")
+        created.append(".orbit/learnings/.gitkeep")
+    for name, text in ((".gitignore", GITIGNORE_TEXT), (".gitattributes", GITATTRIBUTES_TEXT)):
+        if not (orbit / name).exists():
+            atomic_write_text(orbit / name, text)
+            created.append(f".orbit/{name}")
+    return InitReport(root, created)

@@ -1,0 +1,130 @@
+"""The `feedback.jsonl` sidecar: was a learning helpful in a task? (issue: search)
+
+One row per learning, task and model; the latest answer for that key stands.
+Confidence is derived when read, never written into the YAML, so git diffs
+stay about content: start 0.5, +0.05 per helpful, -0.10 per not helpful,
+clamped to [0.1, 1.0].
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from orbit_learnings.core.errors import Problem, UsageError
+from orbit_learnings.core.timestamps import normalise_ts, now_iso
+from orbit_learnings.store.workspace import Workspace
+
+FEEDBACK_FILE = "feedback.jsonl"
+START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
+MARKER = re.compile(r"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*(L-[0-9A-Z]+)\b")
+
+
+@dataclass(frozen=True)
+class Confidence:
+    confidence: float
+    times_helpful: int
+    times_not_helpful: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "confidence": self.confidence,
+            "times_helpful": self.times_helpful,
+            "times_not_helpful": self.times_not_helpful,
+        }
+
+
+def score(helpful: int, not_helpful: int) -> float:
+    raw = START + HELPFUL_STEP * helpful - UNHELPFUL_STEP * not_helpful
+    return round(min(max(raw, FLOOR), CEILING), 4)
+
+
+def parse(
+    text: str, learning_id: str, display: str
+) -> tuple[dict[tuple[str, str], dict], list[Problem]]:
+    """Latest row per (task, model); bad rows become problems."""
+    latest: dict[tuple[str, str], dict] = {}
+    problems: list[Problem] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+            if not isinstance(row, dict) or row.get("learning_id") != learning_id:
+                raise ValueError("row must be an object for this learning")
+            if not isinstance(row.get("helpful"), bool):
+                raise ValueError("'helpful' must be true or false")
+            key = (str(row["task_id"]), str(row.get("model") or ""))
+            row["at"] = normalise_ts(row["at"])
+        except (ValueError, KeyError, TypeError) as exc:
+            problems.append(
+                Problem(display, number, f"invalid feedback row: {exc}", learning_id, "feedback")
+            )
+            continue
+        if key not in latest or row["at"] >= latest[key]["at"]:
+            latest[key] = row
+    return latest, problems
+
+
+def summarise(ws: Workspace, learning_id: str) -> Confidence:
+    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return Confidence(START, 0, 0)
+    latest, _ = parse(text, learning_id, path)
+    helpful = sum(1 for row in latest.values() if row["helpful"])
+    return Confidence(score(helpful, len(latest) - helpful), helpful, len(latest) - helpful)
+
+
+def confidence_for(ws: Workspace, ids: Iterable[str]) -> dict[str, Confidence]:
+    """Read at query time for the matched set only (a handful of small files)."""
+    return {learning_id: summarise(ws, learning_id) for learning_id in ids}
+
+
+def record(
+    ws: Workspace, learning_id: str, helpful: bool, task_id: str, model: str | None
+) -> Confidence:
+    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.fileops import append_line, file_lock
+
+    if not task_id.strip():
+        raise UsageError("feedback needs --task: it is anchored to a concrete task")
+    store.read_learning(ws, learning_id)
+    row = {
+        "learning_id": learning_id,
+        "task_id": task_id.strip(),
+        "model": (model or "").strip() or None,
+        "helpful": helpful,
+        "at": now_iso(),
+    }
+    with file_lock(ws.locks_dir / f"{learning_id}.lock"):
+        append_line(ws.bundle_dir(learning_id) / FEEDBACK_FILE, json.dumps(row))
+    return summarise(ws, learning_id)
+
+
+@dataclass
+class MarkerReport:
+    recorded: list[dict[str, object]]
+    unknown: list[str]
+
+
+def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None) -> MarkerReport:
+    """Record every `LEARNING_HELPFUL: L-0001` / `LEARNING_NOT_HELPFUL: L-0002` marker."""
+    from orbit_learnings.store import bundles as store
+
+    known = set(store.bundle_ids(ws))
+    report = MarkerReport([], [])
+    for verdict, learning_id in MARKER.findall(text):
+        if learning_id not in known:
+            report.unknown.append(learning_id)
+            continue
+        confidence = record(ws, learning_id, verdict == "HELPFUL", task_id, model)
+        report.recorded.append(
+            {"id": learning_id, "helpful": verdict == "HELPFUL", **confidence.to_dict()}
+        )
+    return report

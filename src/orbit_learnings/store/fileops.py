@@ -1,0 +1,146 @@
+"""Crash-safe file primitives: atomic replace, O_APPEND line appends, locks.
+
+A crash mid-write must leave the old file or the new one, never half of one:
+write a temp file in the same folder, fsync it, `os.replace` it, fsync the folder.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
+    """Replace a file's content all at once (temp file in the same folder, fsync, rename).
+
+    The temp name is unique per process and moment, so no `tempfile` import is
+    needed on the hot path (session files are written on every hook call).
+    """
+    target = os.fspath(path)
+    folder = os.path.dirname(target) or "."
+    os.makedirs(folder, exist_ok=True)
+    tmp_name = os.path.join(
+        folder, f".{os.path.basename(target)}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    )
+    fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        remove_if_present(tmp_name)
+        raise
+    if durable:
+        fsync_dir(folder)
+
+
+def remove_if_present(path: str) -> None:
+    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def append_line(path: str | os.PathLike[str], line: str, durable: bool = True) -> None:
+    """Append one line with a single O_APPEND write, so concurrent appenders never interleave.
+
+    `durable=False` skips the fsync for derived state under `.orbit/state/`
+    (session sets, the injection log), which hooks write on every call.
+    """
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# The locks are small classes rather than @contextlib.contextmanager functions: this
+# module is on the hot path, and importing contextlib costs about a millisecond.
+
+
+def file_lock(lock_path: Path, timeout: float = 30.0) -> _FileLock:
+    """A cross-process lock for writers (ID allocation, sidecar appends, supersede)."""
+    return _FileLock(lock_path, timeout)
+
+
+def posix_lock(lock_path: str | os.PathLike[str]) -> _PosixLock:
+    """A lean stdlib lock for the hot path, where importing filelock costs too much."""
+    return _PosixLock(os.fspath(lock_path))
+
+
+class _FileLock:
+    def __init__(self, lock_path: Path, timeout: float) -> None:
+        from filelock import FileLock
+
+        self.path = lock_path
+        self.timeout = timeout
+        self.lock = FileLock(str(lock_path), timeout=timeout)
+
+    def __enter__(self) -> None:
+        from filelock import Timeout
+
+        from orbit_learnings.core.errors import OrbitError
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.lock.acquire()
+        except Timeout:
+            raise OrbitError(
+                f"another orbit process holds {self.path.name}"
+                f" (waited {self.timeout:.0f}s); try again"
+            ) from None
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.lock.release()
+
+
+class _PosixLock:
+    def __init__(self, lock_path: str) -> None:
+        self.path = lock_path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc_info: object) -> None:
+        import fcntl
+
+        fd, self.fd = self.fd, -1
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

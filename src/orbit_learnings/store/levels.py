@@ -1,0 +1,77 @@
+"""Scope levels: the project store (`.orbit/`, shared through git) and a personal store.
+
+The personal store lives in the user's data folder (platformdirs, or
+`ORBIT_USER_HOME`), holds learnings that follow a developer across projects,
+and uses the `U-` prefix so its IDs never collide with a project's `L-` IDs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from orbit_learnings.core.errors import UsageError
+from orbit_learnings.store.workspace import ORBIT_DIR, Workspace
+
+LEVELS = ("project", "user", "all")
+USER_HOME_ENV = "ORBIT_USER_HOME"
+
+
+APP_NAME = "orbit-learnings"
+
+
+def user_root() -> str:
+    """platformdirs' user data folder; on Linux computed directly (the XDG rule), because
+    importing platformdirs costs more than the whole lookup on the hook's hot path."""
+    explicit = os.environ.get(USER_HOME_ENV)
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+        return os.path.join(base, APP_NAME)
+    from platformdirs import user_data_dir
+
+    return user_data_dir(APP_NAME, appauthor=False)
+
+
+def user_workspace(create: bool = False) -> Workspace | None:
+    """The personal store, or None when it was never created (and `create` is False)."""
+    root = user_root()
+    if not os.path.isdir(os.path.join(root, ORBIT_DIR, "learnings")):
+        if not create:
+            return None
+        from orbit_learnings.store.bundles import init_store
+
+        init_store(__import__("pathlib").Path(root))
+    return Workspace(root, prefix="U")
+
+
+def check_level(level: str | None) -> str:
+    value = (level or "all").strip().lower()
+    if value not in LEVELS:
+        raise UsageError(f"unknown --level {level!r}; choose project, user or all")
+    return value
+
+
+def stores(project: Workspace | None, level: str) -> list[Workspace]:
+    """The stores a read should consult, project first."""
+    chosen: list[Workspace] = []
+    if level in ("project", "all") and project is not None:
+        chosen.append(project)
+    if level in ("user", "all"):
+        user = user_workspace()
+        if user is not None and (project is None or user.root_dir != project.root_dir):
+            chosen.append(user)
+    return chosen
+
+
+def for_id(project: Workspace, learning_id: str) -> Workspace:
+    """The store an ID belongs to (U- IDs live in the personal store)."""
+    if learning_id.startswith("U-"):
+        user = user_workspace()
+        if user is None:
+            from orbit_learnings.core.errors import NotFound
+
+            raise NotFound(f"no learning {learning_id}: there is no personal store yet")
+        return user
+    return project

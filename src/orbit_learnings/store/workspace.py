@@ -1,0 +1,147 @@
+"""Locating the workspace and speaking in repo-relative paths.
+
+On the hot path (every file an agent touches), so it uses `os.path` strings
+rather than pathlib; the `Path` accessors import pathlib only when used.
+"""
+
+from __future__ import annotations
+
+import os
+
+from orbit_learnings.core.errors import OrbitError, WorkspaceNotFound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+ORBIT_DIR = ".orbit"
+INIT_HINT = "run `orbit init` to create one"
+
+
+class Workspace:
+    """The folder holding `.orbit/`, and the well-known paths inside it."""
+
+    __slots__ = ("prefix", "root_dir")
+
+    def __init__(self, root: str | os.PathLike[str], prefix: str = "L") -> None:
+        self.root_dir = os.path.abspath(os.fspath(root))
+        self.prefix = prefix  # "L" for a project store, "U" for the personal store
+
+    @property
+    def level(self) -> str:
+        return "user" if self.prefix == "U" else "project"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Workspace) and other.root_dir == self.root_dir
+
+    def __hash__(self) -> int:
+        return hash(self.root_dir)
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.root_dir!r})"
+
+    # String paths, for the hot path.
+    @property
+    def learnings_path(self) -> str:
+        return os.path.join(self.root_dir, ORBIT_DIR, "learnings")
+
+    @property
+    def state_path(self) -> str:
+        return os.path.join(self.root_dir, ORBIT_DIR, "state")
+
+    @property
+    def index_file(self) -> str:
+        return os.path.join(self.state_path, "index.sqlite3")
+
+    # pathlib accessors, for everything else.
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_dir)
+
+    @property
+    def orbit_dir(self) -> Path:
+        return self.root / ORBIT_DIR
+
+    @property
+    def learnings_dir(self) -> Path:
+        return self.orbit_dir / "learnings"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.orbit_dir / "state"
+
+    @property
+    def index_path(self) -> Path:
+        return self.state_dir / "index.sqlite3"
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.state_dir / "locks"
+
+    def bundle_dir(self, learning_id: str) -> Path:
+        return self.learnings_dir / learning_id
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """Display form of a path inside the workspace (POSIX, repo-relative)."""
+        text = os.path.abspath(os.fspath(path))
+        if text == self.root_dir or text.startswith(self.root_dir + os.sep):
+            return os.path.relpath(text, self.root_dir).replace(os.sep, "/")
+        return text
+
+
+def find_workspace(root: str | os.PathLike[str] | None = None, cwd: str | None = None) -> Workspace:
+    """Resolve the workspace: explicit root, then ORBIT_ROOT, then walk up from cwd.
+
+    An explicit root must already hold `.orbit/`; guessing a parent instead would
+    silently write into the wrong repository.
+    """
+    explicit = root if root is not None else os.environ.get("ORBIT_ROOT") or None
+    if explicit is not None:
+        candidate = os.path.realpath(os.path.expanduser(os.fspath(explicit)))
+        if not os.path.isdir(os.path.join(candidate, ORBIT_DIR)):
+            raise WorkspaceNotFound(f"no {ORBIT_DIR}/ in {candidate}; {INIT_HINT}")
+        return Workspace(candidate)
+    start = os.path.realpath(cwd or os.getcwd())
+    folder = start
+    while True:
+        if os.path.isdir(os.path.join(folder, ORBIT_DIR)):
+            return Workspace(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    raise WorkspaceNotFound(f"no {ORBIT_DIR}/ found in {start} or any parent; {INIT_HINT}")
+
+
+def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> str:
+    """Normalise a user-supplied path or glob to a repo-relative POSIX string.
+
+    Relative input is taken relative to the current directory when that is inside
+    the workspace (as git does); absolute input must lie inside the workspace.
+    A trailing slash is kept because it marks a folder query; the workspace root
+    itself comes back as "".
+    """
+    text = raw.strip().replace("\\", "/")
+    if not text:
+        raise OrbitError("empty path")
+    trailing = text.endswith("/") and text != "/"
+    here = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    if os.path.isabs(text):
+        absolute = os.path.normpath(text)
+        if not _is_within(absolute, ws.root_dir):
+            absolute = os.path.normpath(os.path.realpath(text))
+    else:
+        base = here if _is_within(here, ws.root_dir) else ws.root_dir
+        absolute = os.path.normpath(os.path.join(base, text))
+    if not _is_within(absolute, ws.root_dir):
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
+    relative = os.path.relpath(absolute, ws.root_dir).replace(os.sep, "/")
+    if relative == ".":
+        return ""
+    return relative + "/" if trailing else relative
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -1,0 +1,215 @@
+"""YAML in two speeds: a fast safe loader for reading, round-trip for editing.
+
+Index rebuilds read thousands of files, so they use libyaml when available.
+Edits go through ruamel's round-trip mode so comments, key order, quoting and
+unknown keys in a hand-edited file survive byte-for-byte outside changed keys.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from orbit_learnings.core.timestamps import format_ts
+
+try:  # libyaml via the `ruamel.yaml[libyaml]` extra; ~10x faster than pure Python
+    from ruamel.yaml.cyaml import CSafeLoader as _FastLoader
+except ImportError:  # pragma: no cover - depends on the platform's wheels
+    _FastLoader = None
+
+
+class YamlSyntaxError(Exception):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _error_line(exc: YAMLError) -> int:
+    if isinstance(exc, MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            return mark.line + 1
+    return 1
+
+
+def _describe(exc: YAMLError) -> str:
+    if isinstance(exc, MarkedYAMLError):
+        return f"invalid YAML: {exc.problem or exc.context or 'syntax error'}"
+    return "invalid YAML"
+
+
+def safe_load(text: str) -> Any:
+    """Plain data (dicts, lists, str, datetime); raises YamlSyntaxError with a line number."""
+    try:
+        if _FastLoader is not None:
+            loader = _FastLoader(text)
+            try:
+                return loader.get_single_data()
+            finally:
+                loader.dispose()
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        raise YamlSyntaxError(_describe(exc), _error_line(exc)) from None
+
+
+def _round_trip(indent: int = 2, block_seq_indent: int = 2) -> YAML:
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=indent, sequence=indent + block_seq_indent, offset=block_seq_indent)
+    yaml.representer.add_representer(TimestampText, _represent_timestamp)
+    yaml.representer.add_representer(type(None), _represent_null)
+    return yaml
+
+
+class TimestampText(str):
+    """A `Z` timestamp written unquoted, so the file reads `2026-05-09T18:00:00Z`."""
+
+
+def _represent_timestamp(representer: Any, data: TimestampText) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
+
+
+def _represent_null(representer: Any, data: None) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:null", "null")
+
+
+def timestamp_value(value: datetime | str) -> TimestampText:
+    return TimestampText(format_ts(value) if isinstance(value, datetime) else value)
+
+
+class SurgicalEditor:
+    """Edit a YAML document by replacing only the lines of the keys that change.
+
+    ruamel's round-trip dump re-indents a whole file to one indentation style,
+    which would turn a one-key edit of a hand-written file into a noisy diff.
+    Here each changed key's block is re-rendered in place and every other byte
+    of the file stays as it was.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text if text.endswith("\n") or not text else text + "\n"
+        self._parse()
+
+    def _parse(self) -> None:
+        try:
+            self.doc = YAML().load(self.text)
+        except YAMLError as exc:
+            raise YamlSyntaxError(_describe(exc), _error_line(exc)) from None
+        self.lines = self.text.splitlines(keepends=True)
+
+    def set(self, key_path: tuple[str, ...], value: Any, after: str | None = None) -> None:
+        """Set a (possibly nested) key to a plain value, inserting it after `after` if new."""
+        parent = self._node(key_path[:-1])
+        key = key_path[-1]
+        if parent is None or not hasattr(parent, "lc"):
+            raise ValueError("cannot edit this document surgically")
+        if _is_flow(parent) and key_path[:-1]:
+            merged = {**_plain(parent), key: value}
+            self.set(key_path[:-1], merged)
+            return
+        if key in parent:
+            start, end = self._span(key_path)
+            column = parent.lc.key(key)[1]
+            self._splice(start, end, _render_block(key, value, column))
+        else:
+            column = parent.lc.key(next(iter(parent)))[1] if len(parent) else 0
+            sibling = after if after in parent else None
+            position = (
+                self._span((*key_path[:-1], sibling))[1] if sibling else self._end_of(key_path[:-1])
+            )
+            self._splice(position, position, _render_block(key, value, column))
+        self._parse()
+
+    def _node(self, key_path: tuple[str, ...]) -> Any:
+        node = self.doc
+        for key in key_path:
+            node = node.get(key) if hasattr(node, "get") else None
+        return node
+
+    def _end_of(self, key_path: tuple[str, ...]) -> int:
+        if not key_path:
+            return len(self.lines)
+        return self._span(key_path)[1]
+
+    def _span(self, key_path: tuple[str, ...]) -> tuple[int, int]:
+        """Lines [start, end) holding a key and its value, without trailing blanks/comments."""
+        parent = self._node(key_path[:-1])
+        key = key_path[-1]
+        keys = list(parent.keys())
+        start, column = parent.lc.key(key)
+        position = keys.index(key)
+        if position + 1 < len(keys):
+            end = parent.lc.key(keys[position + 1])[0]
+        else:
+            end = self._end_of(key_path[:-1])
+        while end > start + 1 and _is_trailer(self.lines[end - 1], column):
+            end -= 1
+        return start, end
+
+    def _splice(self, start: int, end: int, block: list[str]) -> None:
+        self.lines[start:end] = block
+        self.text = "".join(self.lines)
+
+
+def _is_flow(node: Any) -> bool:
+    return bool(getattr(getattr(node, "fa", None), "flow_style", lambda: False)())
+
+
+def _plain(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
+
+
+def _is_trailer(line: str, column: int) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return True
+    return stripped.startswith("#") and (len(line) - len(line.lstrip(" "))) <= column
+
+
+def _render_block(key: str, value: Any, column: int) -> list[str]:
+    out = io.StringIO()
+    _round_trip().dump({key: value}, out)
+    pad = " " * column
+    return [
+        pad + line if line.strip() else line for line in out.getvalue().splitlines(keepends=True)
+    ]
+
+
+def dump_new(data: dict[str, Any]) -> str:
+    """Render a fresh learning in the house style (2-space maps, indented lists)."""
+    out = io.StringIO()
+    _round_trip().dump(data, out)
+    return out.getvalue()
+
+
+def line_of(text: str, key_path: tuple[str | int, ...]) -> int:
+    """Best-effort 1-based line of a key path, for `file:line` problem reports."""
+    if not key_path:
+        return 1
+    try:
+        node: Any = YAML().load(text)
+    except YAMLError:
+        return 1
+    line = 1
+    for key in key_path:
+        try:
+            if isinstance(key, int):
+                line = node.lc.item(key)[0] + 1
+            elif key in node:
+                line = node.lc.key(key)[0] + 1
+            else:
+                return line
+            node = node[key]
+        except (AttributeError, KeyError, IndexError, TypeError):
+            return line
+    return line
