@@ -170,6 +170,8 @@ def stat_floor(folder: str) -> Callable[[], None]:
 
 
 def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]:
+    from orbit_learnings.core.scope import Scope
+    from orbit_learnings.curation.adding import add_learning
     from orbit_learnings.index import build as index
     from orbit_learnings.retrieval import queries
     from orbit_learnings.store import bundles as store
@@ -235,7 +237,7 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
 
         def add_one() -> None:  # distinct words, so the near-duplicate check lets it through
             words = " ".join(f"w{random.getrandbits(40):x}" for _ in range(6))
-            store.create_learning(ws, store.NewLearning(f"bench {words}", ["x/**"]))
+            add_learning(ws, store.NewLearning(f"bench {words}", Scope(["x/**"])))
 
         result["add"] = timed(add_one, max(3, repeats // 5))
         counter = iter(range(10**6))

@@ -20,16 +20,16 @@ sys.path.insert(0, str(ROOT))
 def build_store(root: Path) -> None:
     from tests.eval.dataset import LEARNINGS
 
+    from orbit_learnings.core.scope import Scope
     from orbit_learnings.store import bundles as store
-    from orbit_learnings.store.bundles import NewLearning, init_store
+    from orbit_learnings.store.bundles import NewLearning
+    from orbit_learnings.store.setup import init_store
     from orbit_learnings.store.workspace import Workspace
 
     init_store(root)
     ws = Workspace(root)
     for summary, tags, paths, body in LEARNINGS:
-        store.create_learning(
-            ws, NewLearning(summary=summary, tags=tags, paths=paths, body=body, force=True)
-        )
+        store.create_learning(ws, NewLearning(summary, Scope(paths, tags), body))
 
 
 def embed(root: Path) -> None:

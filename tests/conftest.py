@@ -49,7 +49,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An initialised, empty workspace, and the current directory."""
     root = tmp_path / "repo"
     root.mkdir()
-    from orbit_learnings.store.bundles import init_store
+    from orbit_learnings.store.setup import init_store
 
     init_store(root)
     monkeypatch.chdir(root)

@@ -1,10 +1,12 @@
 """orbit-learnings: reviewed, path-scoped project learnings kept in git.
 
-Kept import-free on purpose: agent hooks import this package on every file an
+Kept (nearly) import-free on purpose: agent hooks import this package on every file an
 agent touches, so anything heavy here would tax every step of every session.
 """
 
-__version__ = "0.1.0"
+from orbit_learnings.core.version import VERSION as __version__
+
+__all__ = ["__version__", "search_learnings"]
 
 
 def __getattr__(name: str) -> object:

@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 from orbit_learnings.integrations.dashboard.app import build_app
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
+from tests.conftest import CliRunner
 
 TOKEN = "test-token"
 
@@ -181,3 +182,15 @@ def test_staleness_follows_a_change_to_the_store(client: TestClient, example: Pa
     assert "L-0003" in stale_ids()
     store.update_learning(Workspace(example), "L-0003", store.Changes(paths=["db/**"]))
     assert "L-0003" not in stale_ids()
+
+
+def test_a_personal_learning_the_list_shows_can_be_opened(
+    client: TestClient, orbit: CliRunner
+) -> None:
+    """The ID check once accepted only `L-…`: `U-0001` was listed, then answered 404."""
+    added = orbit("learning", "add", "--summary", "Mine only", "--tag", "me", "--level", "user")
+    assert added.code == 0 and added.out.strip() == "U-0001"
+    listed = client.get("/api/learnings", params={"tag": "me"}).json()["results"]
+    assert [r["id"] for r in listed] == ["U-0001"]
+    opened = client.get("/api/learnings/U-0001")
+    assert opened.status_code == 200 and opened.json()["summary"] == "Mine only"

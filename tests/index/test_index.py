@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings.core.errors import LegacyLayoutError, ValidationFailed
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import build as index
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
@@ -23,7 +24,7 @@ def add(
     paths: tuple[str, ...] = ("src/**",),
     tags: tuple[str, ...] = (),
 ) -> str:
-    new = store.NewLearning(summary=summary, paths=paths, tags=tags, force=True)
+    new = store.NewLearning(summary=summary, scope=Scope(paths, tags))
     return store.create_learning(ws, new).id
 
 

@@ -151,13 +151,14 @@ def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
 
 
 def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
+    from orbit_learnings.core.scope import Scope
     from orbit_learnings.push.sidecar import attach_learnings, mentioned_paths
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.workspace import Workspace
 
     ws = Workspace(workspace)
     for n in range(7):
-        store.create_learning(ws, store.NewLearning(summary=f"s{n}", paths=["src/**"]))
+        store.create_learning(ws, store.NewLearning(f"s{n}", Scope(["src/**"])))
     result = {
         "files": ["src/app/main.py", "README"],
         "note": "see ./src/app/util.py, and https://x.io/a.py",

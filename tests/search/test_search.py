@@ -123,6 +123,28 @@ def test_feedback_from_agent_output(workspace: Path, orbit: CliRunner, tmp_path:
     assert payload["unknown"] == ["L-0404"] and "L-0404" in outcome.err
 
 
+def test_feedback_markers_for_personal_learnings_are_recorded(
+    workspace: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    """`inject` asks agents to write `LEARNING_HELPFUL: <id>`; a `U-` ID was silently dropped."""
+    add(orbit, "Project lesson", "--tag", "a")
+    add(orbit, "Personal lesson", "--tag", "b", "--level", "user")
+    log = tmp_path / "agent.txt"
+    log.write_text(
+        "LEARNING_HELPFUL: U-0001\nLEARNING_NOT_HELPFUL: L-0001\nLEARNING_HELPFUL: U-0404\n"
+    )
+    outcome = orbit("learning", "feedback", "--from-output", str(log), "--task", "T1", "--json")
+    assert outcome.code == 0, outcome.err
+    payload = outcome.json()
+    assert [(r["id"], r["helpful"]) for r in payload["recorded"]] == [
+        ("U-0001", True),
+        ("L-0001", False),
+    ]
+    assert payload["unknown"] == ["U-0404"]
+    shown = orbit("learning", "show", "U-0001", "--json").json()
+    assert shown["times_helpful"] == 1
+
+
 def test_feedback_needs_a_task_and_a_verdict(workspace: Path, orbit: CliRunner) -> None:
     add(orbit, "Lesson", "--tag", "a")
     assert orbit("learning", "feedback", "L-0001", "--helpful").code == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,14 +16,22 @@ from orbit_learnings.core.errors import (
     ValidationFailed,
 )
 from orbit_learnings.core.model import Evidence
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store import setup
 from orbit_learnings.store.workspace import Workspace
 
 
-def add(ws: Workspace, summary: str = "Lesson", **kw: object) -> str:
-    kw.setdefault("paths", ["src/**"])
-    kw.setdefault("force", True)  # these tests add look-alike learnings on purpose
-    return store.create_learning(ws, store.NewLearning(summary=summary, **kw)).id  # type: ignore[arg-type]
+def add(
+    ws: Workspace,
+    summary: str = "Lesson",
+    paths: list[str] | None = None,
+    tags: list[str] | None = None,
+    **kw: Any,
+) -> str:
+    """The store writes what it is given: look-alike learnings are fine at this layer."""
+    scope = Scope(["src/**"] if paths is None and tags is None else paths or [], tags or [])
+    return store.create_learning(ws, store.NewLearning(summary=summary, scope=scope, **kw)).id
 
 
 def test_ids_are_sequential_and_skip_past_the_highest(workspace: Path) -> None:
@@ -64,9 +73,9 @@ def test_add_recreates_a_missing_learnings_folder(workspace: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"summary": " ", "paths": ["a"]}, "non-empty --summary"),
-        ({"summary": "x", "paths": [], "tags": []}, "at least one --path"),
-        ({"summary": "x", "paths": ["!neg"]}, "invalid scope glob"),
+        ({"summary": " ", "scope": Scope(["a"])}, "non-empty --summary"),
+        ({"summary": "x", "scope": Scope()}, "at least one --path"),
+        ({"summary": "x", "scope": Scope(["!neg"])}, "invalid scope glob"),
     ],
 )
 def test_add_refuses_bad_content_and_writes_nothing(
@@ -262,21 +271,21 @@ def test_legacy_layout_is_refused_and_migrated(workspace: Path) -> None:
     (ws.learnings_dir / "tags.yaml").write_text("performance: perf work\n")
     with pytest.raises(LegacyLayoutError, match="migrate-layout"):
         store.refuse_legacy_layout(ws)
-    moves = store.migrate_layout(ws)
+    moves = setup.migrate_layout(ws)
     assert [m.destination for m in moves] == [
         ".orbit/learnings/L-0002/learning.yaml",
         ".orbit/learnings/L-0003/learning.yaml",
     ]
     assert (ws.learnings_dir / "tags.yaml").exists()
     assert not (ws.learnings_dir / "superseded").exists()
-    assert store.migrate_layout(ws) == []  # idempotent
+    assert setup.migrate_layout(ws) == []  # idempotent
     store.refuse_legacy_layout(ws)
     assert store.read_learning(ws, "L-0003").id == "L-0003"
 
 
 def test_init_is_idempotent(tmp_path: Path) -> None:
-    first = store.init_store(tmp_path)
-    second = store.init_store(tmp_path)
+    first = setup.init_store(tmp_path)
+    second = setup.init_store(tmp_path)
     assert ".orbit/.gitignore" in first.created and second.created == []
     assert (tmp_path / ".orbit/.gitignore").read_text().strip().endswith("state/")
     assert (tmp_path / ".orbit/learnings/.gitkeep").exists()

@@ -12,10 +12,10 @@ from typing import Annotated
 import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
-from orbit_learnings import __version__
 from orbit_learnings.cli import authoring, curation, exchange, learning, push
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
+from orbit_learnings.core.version import VERSION
 
 app = typer.Typer(
     name="orbit",
@@ -57,7 +57,7 @@ app.command(
 
 def _version(value: bool) -> None:
     if value:
-        sys.stdout.write(f"orbit {__version__}\n")
+        sys.stdout.write(f"orbit {VERSION}\n")
         raise typer.Exit()
 
 

@@ -25,6 +25,7 @@ from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.model import Evidence, parse_evidence
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store import setup
 
 app = typer.Typer(
     help="Add, find and curate project learnings.",
@@ -101,7 +102,7 @@ def init_command(
       orbit init
     """
     root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
-    report = store.init_store(root)
+    report = setup.init_store(root)
     if skill:
         from orbit_learnings.integrations.claude_code import setup as claude_setup
 
@@ -155,7 +156,8 @@ def add_command(
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
     """
     from orbit_learnings.core.errors import DuplicateSuspected
-    from orbit_learnings.retrieval.similar import find_similar
+    from orbit_learnings.core.scope import Scope
+    from orbit_learnings.curation.adding import add_learning
 
     if level not in ("project", "user"):
         raise UsageError(f"unknown --level {level!r}; choose project or user")
@@ -169,30 +171,30 @@ def add_command(
     scope_paths, scope_tags = _scope(scope)
     new = store.NewLearning(
         summary=summary,
-        paths=[*(path or []), *scope_paths],
-        tags=[*(tag or []), *scope_tags],
+        scope=Scope([*(path or []), *scope_paths], [*(tag or []), *scope_tags]),
         body=_body(body, body_file) or "",
         evidence=_evidence(evidence),
         priority=priority,
         created_by=created_by,
-        force=force,
     )
-    similar = find_similar(ws, summary) if force and summary.strip() else []
     try:
-        learning = store.create_learning(ws, new)
+        added = add_learning(ws, new, force=force)
     except DuplicateSuspected as exc:
         if json_out:
             emit_json({"id": None, "similar": [s.to_dict() for s in exc.similar]})  # type: ignore[attr-defined]
         raise
-    for item in similar:
+    for item in added.similar:
         warn(f"added although {item.id} looks similar ({item.similarity:.2f}): {item.summary}")
     if json_out:
-        payload: dict[str, object] = {"id": learning.id, "created_at": learning.created_at}
-        if similar:
-            payload["similar"] = [s.to_dict() for s in similar]
+        payload: dict[str, object] = {
+            "id": added.learning.id,
+            "created_at": added.learning.created_at,
+        }
+        if added.similar:
+            payload["similar"] = [s.to_dict() for s in added.similar]
         emit_json(payload)
     else:
-        info(learning.id)
+        info(added.learning.id)
 
 
 @app.command("list")
@@ -447,7 +449,7 @@ def migrate_layout_command(json_out: JsonFlag = False) -> None:
     Example:
       orbit learning migrate-layout
     """
-    moves = store.migrate_layout(STATE.workspace())
+    moves = setup.migrate_layout(STATE.workspace())
     if json_out:
         emit_json({"moved": [{"from": m.source, "to": m.destination} for m in moves]})
         return

@@ -6,6 +6,8 @@ never have to guess how serious a failure is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class OrbitError(Exception):
     """A known, user-facing failure: one clear line, exit code 1."""
@@ -34,7 +36,7 @@ class NotFound(OrbitError):
 class DuplicateSuspected(OrbitError):
     """A new learning looks like an existing one; the caller may upvote it or force the add."""
 
-    def __init__(self, message: str, similar: list[object]) -> None:
+    def __init__(self, message: str, similar: Sequence[object]) -> None:
         super().__init__(message)
         self.similar = similar
 

@@ -6,19 +6,15 @@ problem with the key path it concerns so callers can translate it to `file:line`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
 SCHEMA_VERSION = 1
-STATUSES = ("active", "superseded", "archived")
 EVIDENCE_KINDS = ("task", "commit")
-# L- for the project store, U- for the personal (user-level) store.
-SEQUENTIAL_ID = re.compile(r"^[LU]-(\d{4,})$")
-ID_PATTERN = re.compile(r"^[LU]-(?:\d{4,}|(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,})$")
 KNOWN_KEYS = (
     "id",
     "schemaVersion",
@@ -34,14 +30,6 @@ KNOWN_KEYS = (
     "superseded_by",
     "priority",
 )
-
-
-def is_learning_id(value: str) -> bool:
-    return bool(ID_PATTERN.match(value))
-
-
-def format_sequential_id(number: int, prefix: str = "L") -> str:
-    return f"{prefix}-{number:04d}"
 
 
 @dataclass(frozen=True)
@@ -121,7 +109,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         raise SchemaError([FieldProblem((), "a learning must be a YAML mapping")])
     learning_id = checker.string(data, "id", required=True)
     if learning_id and not is_learning_id(learning_id):
-        checker.add(("id",), f"id {learning_id!r} is not of the form L-0001")
+        checker.add(("id",), f"id {learning_id!r} is not of the form {EXAMPLE_ID}")
     if learning_id and folder_id and learning_id != folder_id:
         checker.problems.append(
             FieldProblem(
@@ -206,7 +194,7 @@ class _Checker:
         if value is None:
             return None
         if not isinstance(value, str) or not is_learning_id(value):
-            self.add((key,), f"{key} must be a learning id like L-0001 or null")
+            self.add((key,), f"{key} must be a learning id like {EXAMPLE_ID} or null")
             return None
         return value
 

@@ -11,7 +11,8 @@ import os
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import Problem, ValidationFailed
 from orbit_learnings.store import bundles as store
-from orbit_learnings.store.votes import VOTES_FILE, read_votes
+from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
+from orbit_learnings.store.votes import read_votes
 from orbit_learnings.store.workspace import Workspace
 
 KINDS = (
@@ -70,15 +71,11 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
     if not folder_root.is_dir():
         return parsed
     for entry in sorted(os.scandir(folder_root), key=lambda e: e.name):
-        if (
-            not entry.is_dir()
-            or entry.name.startswith(".")
-            or entry.name == store.LEGACY_SUPERSEDED_DIR
-        ):
+        if not entry.is_dir() or entry.name.startswith(".") or entry.name == LEGACY_SUPERSEDED_DIR:
             continue
-        path = ws.relative(os.path.join(entry.path, store.LEARNING_FILE))
+        path = ws.relative(os.path.join(entry.path, LEARNING_FILE))
         try:
-            with open(os.path.join(entry.path, store.LEARNING_FILE), encoding="utf-8") as handle:
+            with open(os.path.join(entry.path, LEARNING_FILE), encoding="utf-8") as handle:
                 text = handle.read()
         except FileNotFoundError:
             problems.append(

@@ -17,11 +17,10 @@ from orbit_learnings.core.errors import NotFound, OrbitError, Problem
 from orbit_learnings.curation import gitutil
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import atomic_write_text
-from orbit_learnings.store.votes import VOTES_FILE
+from orbit_learnings.store.layout import LEARNING_FILE, LEARNINGS_PREFIX, SIDECARS, VOTES_FILE
 from orbit_learnings.store.workspace import Workspace
 
-SIDECARS = (VOTES_FILE, "feedback.jsonl")
-LEARNINGS = ".orbit/learnings"
+LEARNINGS = LEARNINGS_PREFIX
 
 
 def _ids_in_tree(ws: Workspace, rev: str) -> set[str]:
@@ -43,7 +42,7 @@ def collisions_with(ws: Workspace, base: str) -> list[Problem]:
     theirs = _ids_in_tree(ws, base)
     problems = []
     for learning_id in sorted(ours & theirs):
-        path = f"{LEARNINGS}/{learning_id}/{store.LEARNING_FILE}"
+        path = f"{LEARNINGS}/{learning_id}/{LEARNING_FILE}"
         their_text = gitutil.show(ws.root_dir, f"{base}:{path}")
         our_text = store.learning_file(ws, learning_id).read_text(encoding="utf-8")
         if their_text != our_text:
@@ -167,7 +166,7 @@ def resolve_conflict(ws: Workspace, learning_id: str) -> str:
         raise NotFound(f"no learning {learning_id}") from None
     if not store.has_conflict_markers(text):
         raise OrbitError(f"{ws.relative(path)} has no conflict markers; nothing to resolve")
-    relative = f"{LEARNINGS}/{learning_id}/{store.LEARNING_FILE}"
+    relative = f"{LEARNINGS}/{learning_id}/{LEARNING_FILE}"
     ours = (
         gitutil.show(ws.root_dir, f":2:{relative}") if gitutil.is_repository(ws.root_dir) else None
     )

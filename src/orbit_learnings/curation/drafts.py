@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orbit_learnings.core.errors import NotFound, OrbitError
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
+from orbit_learnings.curation.adding import add_learning
 from orbit_learnings.curation.extract import Draft, Summariser, extract
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import atomic_write_text
@@ -103,17 +105,17 @@ def accept(
     source = draft["source"]
     origin = f"({draft['detector']}) from {source['file']}"  # type: ignore[index]
     body = f"{draft['body']}\n\nDrafted by `orbit learning extract` {origin}."
-    learning = store.create_learning(
-        ws,
-        store.NewLearning(
-            summary=summary or str(draft["summary"]),
-            paths=list(paths) if paths is not None else list(draft["paths"]),  # type: ignore[call-overload]
-            tags=list(tags) if tags is not None else list(draft["tags"]),  # type: ignore[call-overload]
-            body=body,
-            created_by="orbit-extract",
-            force=force,
-        ),
+    scope = Scope(
+        paths if paths is not None else _strings(draft["paths"]),
+        tags if tags is not None else _strings(draft["tags"]),
     )
+    new = store.NewLearning(
+        summary=summary or str(draft["summary"]),
+        scope=scope,
+        body=body,
+        created_by="orbit-extract",
+    )
+    learning = add_learning(ws, new, force=force).learning
     os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))
     return learning.id
 
@@ -121,3 +123,8 @@ def accept(
 def reject(ws: Workspace, draft_id: str) -> None:
     draft = get_draft(ws, draft_id)
     os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))
+
+
+def _strings(value: object) -> list[str]:
+    """A draft's list field; drafts are JSON this module wrote, so anything else is empty."""
+    return [str(v) for v in value] if isinstance(value, list) else []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval.similar import find_similar
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -123,10 +124,8 @@ def apply_plan(ws: Workspace, plan: ImportPlan) -> ImportPlan:
             ws,
             store.NewLearning(
                 summary=candidate.summary,
-                paths=candidate.paths,
-                tags=candidate.tags,
+                scope=Scope(candidate.paths, candidate.tags),
                 body=f"Imported from {candidate.source}:{candidate.line}.",
-                force=True,
             ),
         )
         candidate.created = learning.id

@@ -18,14 +18,8 @@ import sqlite3
 import time
 
 from orbit_learnings.core.errors import LegacyLayoutError, Problem, ValidationFailed
-from orbit_learnings.index.freshness import (
-    LEARNING_FILE,
-    VOTES_FILE,
-    Scan,
-    current_signatures,
-    file_signature,
-    scan,
-)
+from orbit_learnings.index.freshness import Scan, current_signatures, file_signature, scan
+from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE
 from orbit_learnings.store.workspace import Workspace
 
 TYPE_CHECKING = False

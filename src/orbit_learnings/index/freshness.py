@@ -11,12 +11,9 @@ from __future__ import annotations
 import os
 import time
 
+from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, legacy_files
 from orbit_learnings.store.workspace import Workspace
 
-LEARNING_FILE = "learning.yaml"
-VOTES_FILE = "votes.jsonl"
-TAGS_FILE = "tags.yaml"  # the store-wide tag list, beside the bundles
-LEGACY_SUPERSEDED_DIR = "superseded"  # the flat layout's folder of superseded records
 # A file modified this close to the scan could change again within the same
 # timestamp tick without its stat changing (git's "racy" case): re-read it next time.
 RACY_WINDOW_NS = 1_000_000_000  # covers filesystems with 1-second timestamps
@@ -189,17 +186,3 @@ def scan(ws: Workspace) -> Scan:
     folded = hash((int.from_bytes(listing, "little"), *stats))
     quick = f"{len(folders)}:{folded & 0xFFFFFFFFFFFFFFFF:x}"
     return Scan(folders, stats, missing, started, legacy_files(folder, others), quick)
-
-
-def legacy_files(folder: str, others: list[str]) -> list[str]:
-    """YAML files of the flat pre-bundle layout (`<id>.yaml`, `superseded/<id>.yaml`),
-    relative to the learnings folder; `others` are its entries that are not bundles.
-    Reads and writes both refuse them until `migrate-layout` moves them."""
-    legacy = [n for n in others if n.endswith((".yaml", ".yml")) and n != TAGS_FILE]
-    if LEGACY_SUPERSEDED_DIR in others:
-        legacy += [
-            f"{LEGACY_SUPERSEDED_DIR}/{n}"
-            for n in os.listdir(os.path.join(folder, LEGACY_SUPERSEDED_DIR))
-            if n.endswith((".yaml", ".yml"))
-        ]
-    return sorted(legacy)

@@ -22,9 +22,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from orbit_learnings import __version__
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.model import Evidence
+from orbit_learnings.core.scope import Scope
+from orbit_learnings.core.version import VERSION
+from orbit_learnings.curation.adding import add_learning
 from orbit_learnings.push import inject, sidecar
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
@@ -91,12 +93,15 @@ class LearningTools:
     ) -> dict[str, Any]:
         """Record a new project learning; returns its allocated id."""
         items = [Evidence(str(e.get("kind", "")), str(e.get("ref", ""))) for e in evidence or []]
-        learning = store.create_learning(
-            self.ws,
-            store.NewLearning(
-                summary, paths or [], tags or [], body, items, priority, created_by, force
-            ),
+        new = store.NewLearning(
+            summary=summary,
+            scope=Scope(paths or [], tags or []),
+            body=body,
+            evidence=items,
+            priority=priority,
+            created_by=created_by,
         )
+        learning = add_learning(self.ws, new, force=force).learning
         return {"id": learning.id, "created_at": learning.created_at}
 
     def do_list(
@@ -231,7 +236,7 @@ def build_server(
 ) -> MCPServer:
     session = session_id or inject.session_from_env(None) or f"mcp-{os.getpid()}-{time.time_ns()}"
     tools = LearningTools(ws, session)
-    server = MCPServer("orbit-learnings", instructions=INSTRUCTIONS, version=__version__)
+    server = MCPServer("orbit-learnings", instructions=INSTRUCTIONS, version=VERSION)
     for key in ("add", "list", "show", "update", "upvote", "search"):
         server.add_tool(_guard(getattr(tools, f"do_{key}")), name=tool_name(key, dotted_names))
     supersede = _guard(tools.do_supersede)

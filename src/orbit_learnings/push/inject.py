@@ -17,6 +17,7 @@ from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.fileops import append_line, atomic_write_text, posix_lock
+from orbit_learnings.store.layout import INJECTIONS_FILE, SESSIONS_DIR
 from orbit_learnings.store.workspace import Workspace
 
 PER_CALL_ENV = "ORBIT_LEARNING_PER_CALL_CAP"
@@ -24,7 +25,6 @@ SESSION_CAP_ENV = "ORBIT_LEARNING_SESSION_CAP"
 SESSION_ENV = "ORBIT_SESSION_ID"
 DEFAULT_PER_CALL = 5
 DEFAULT_SESSION_CAP = 20
-INJECTIONS_FILE = "injections.jsonl"
 FEEDBACK_HINT = (
     "If one of these helped or misled you, say LEARNING_HELPFUL: <id> "
     "or LEARNING_NOT_HELPFUL: <id>."
@@ -77,7 +77,7 @@ def session_dir(ws: Workspace, session_id: str) -> str:
     safe = _UNSAFE_SESSION_CHARS.sub("_", session_id)[:128].strip(".")
     if not safe:
         raise UsageError(f"unusable session id {session_id!r}")
-    return os.path.join(ws.state_path, "sessions", safe)
+    return os.path.join(ws.state_path, SESSIONS_DIR, safe)
 
 
 def estimate_tokens(text: str) -> int:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from orbit_learnings.core.timestamps import format_ts
-from orbit_learnings.push.inject import INJECTIONS_FILE
 from orbit_learnings.retrieval import queries
+from orbit_learnings.store.layout import INJECTIONS_FILE
 from orbit_learnings.store.workspace import Workspace
 
 

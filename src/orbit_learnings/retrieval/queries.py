@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.core import matching, ranking
 from orbit_learnings.core.errors import NotFound, Problem, UsageError
+from orbit_learnings.core.ids import STATUS_CHOICES, STATUSES
 from orbit_learnings.index.build import open_fresh, refresh_votes
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
@@ -21,7 +22,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
 
-STATUS_CHOICES = ("active", "superseded", "archived", "all")
 _COLUMNS = (
     "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
     "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
@@ -106,11 +106,11 @@ class Result:
 def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...]:
     """Accept `active`, `learning:active`, `all`; return the statuses to include."""
     if include_all:
-        return ("active", "superseded", "archived")
+        return STATUSES
     raw = (value or "active").strip().lower().removeprefix("learning:")
     if raw not in STATUS_CHOICES:
         raise UsageError(f"unknown status {value!r}; choose one of {', '.join(STATUS_CHOICES)}")
-    return ("active", "superseded", "archived") if raw == "all" else (raw,)
+    return STATUSES if raw == "all" else (raw,)
 
 
 def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:

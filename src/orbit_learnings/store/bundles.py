@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import getpass
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orbit_learnings.core import model
+from orbit_learnings.core import ids, model
 from orbit_learnings.core.errors import (
     LegacyLayoutError,
     NotFound,
@@ -25,11 +24,12 @@ from orbit_learnings.core.errors import (
     ValidationFailed,
 )
 from orbit_learnings.core.model import Evidence, Learning
+from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.index import freshness
-from orbit_learnings.index.freshness import LEARNING_FILE, LEGACY_SUPERSEDED_DIR
 from orbit_learnings.store.fileops import append_line, atomic_write_text, file_lock
-from orbit_learnings.store.votes import VOTES_FILE, Vote, VoteSummary, read_votes, summarise
+from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
+from orbit_learnings.store.layout import legacy_files as legacy_names
+from orbit_learnings.store.votes import Vote, VoteSummary, read_votes, summarise
 from orbit_learnings.store.workspace import Workspace
 
 # --- layout -------------------------------------------------------------------
@@ -37,7 +37,7 @@ from orbit_learnings.store.workspace import Workspace
 
 def legacy_files(ws: Workspace) -> list[Path]:
     """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles,
-    by the same rule the index's scan applies (`freshness.legacy_files`)."""
+    by the same rule the index's scan applies (`layout.legacy_files`)."""
     folder = ws.learnings_dir
     if not folder.is_dir():
         return []
@@ -46,7 +46,7 @@ def legacy_files(ws: Workspace) -> list[Path]:
         for entry in os.scandir(folder)
         if entry.is_file() or (entry.name == LEGACY_SUPERSEDED_DIR and entry.is_dir())
     ]
-    return [folder / name for name in freshness.legacy_files(str(folder), others)]
+    return [folder / name for name in legacy_names(str(folder), others)]
 
 
 def refuse_legacy_layout(ws: Workspace) -> None:
@@ -61,7 +61,7 @@ def bundle_ids(ws: Workspace) -> list[str]:
     return sorted(
         entry.name
         for entry in os.scandir(ws.learnings_dir)
-        if entry.is_dir() and model.is_learning_id(entry.name)
+        if entry.is_dir() and ids.is_learning_id(entry.name)
     )
 
 
@@ -124,13 +124,11 @@ def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list
 @dataclass(frozen=True)
 class NewLearning:
     summary: str
-    paths: Sequence[str] = ()
-    tags: Sequence[str] = ()
+    scope: Scope = EMPTY
     body: str = ""
     evidence: Sequence[Evidence] = ()
     priority: int = 0
     created_by: str | None = None
-    force: bool = False  # add even when a near-duplicate exists
 
 
 def store_lock(ws: Workspace) -> Any:
@@ -142,15 +140,15 @@ def _learning_lock(ws: Workspace, learning_id: str) -> Any:
     return file_lock(ws.locks_dir / f"{learning_id}.lock")
 
 
-def check_content(summary: str, paths: Sequence[str], tags: Sequence[str]) -> None:
+def check_content(summary: str, scope: Scope) -> None:
     """Refuse content the schema would reject, before anything touches disk."""
     from orbit_learnings.core.globs import compile_glob
 
     if not summary.strip():
         raise UsageError("a learning needs a non-empty --summary")
-    if not any(p.strip() for p in paths) and not any(t.strip() for t in tags):
+    if not scope:
         raise UsageError("a learning needs at least one --path glob or --tag")
-    for glob in paths:
+    for glob in scope.paths:
         compile_glob(glob)
 
 
@@ -159,21 +157,17 @@ def next_sequential_id(ws: Workspace) -> str:
     if ws.learnings_dir.is_dir():
         for entry in os.scandir(ws.learnings_dir):
             name = entry.name.removesuffix(".yaml")
-            match = model.SEQUENTIAL_ID.match(name)
+            match = ids.SEQUENTIAL_ID.match(name)
             if match and name.startswith(ws.prefix):
                 highest = max(highest, int(match.group(1)))
-    return model.format_sequential_id(highest + 1, ws.prefix)
+    return ids.format_sequential_id(highest + 1, ws.prefix)
 
 
-RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
-RANDOM_LENGTH = 8  # 40 bits
-
-
-def _random_id(prefix: str = "L") -> str:
+def _random_id(prefix: str) -> str:
     import secrets
 
     while True:
-        body = "".join(secrets.choice(RANDOM_ALPHABET) for _ in range(RANDOM_LENGTH))
+        body = "".join(secrets.choice(ids.RANDOM_ALPHABET) for _ in range(ids.RANDOM_LENGTH))
         if any(ch.isalpha() for ch in body):  # never mistakable for a sequential id
             return f"{prefix}-{body}"
 
@@ -201,10 +195,8 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     """Allocate the next ID under the store lock and write the bundle atomically."""
     from orbit_learnings.store.yamlio import dump_new
 
-    check_content(new.summary, new.paths, new.tags)
+    check_content(new.summary, new.scope)
     refuse_legacy_layout(ws)
-    if not new.force:
-        _refuse_near_duplicate(ws, new.summary)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
         learning_id = allocate_id(ws)
@@ -220,21 +212,6 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     return learning
 
 
-def _refuse_near_duplicate(ws: Workspace, summary: str) -> None:
-    from orbit_learnings.core.errors import DuplicateSuspected
-    from orbit_learnings.retrieval.similar import find_similar
-
-    similar = find_similar(ws, summary)
-    if similar:
-        best = similar[0]
-        raise DuplicateSuspected(
-            f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
-            f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
-            "or pass --force to add anyway",
-            similar,
-        )
-
-
 def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, Any]:
     from ruamel.yaml.scalarstring import LiteralScalarString
 
@@ -248,7 +225,7 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
         "created_by": new.created_by or default_author(),
-        "scope": {"paths": _clean(new.paths), "tags": _clean(new.tags)},
+        "scope": new.scope.to_dict(),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
         "evidence": [e.to_dict() for e in new.evidence],
@@ -256,14 +233,6 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "priority": new.priority,
     }
     return document
-
-
-def _clean(values: Sequence[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for value in values:
-        if value.strip():
-            seen.setdefault(value.strip(), None)
-    return list(seen)
 
 
 def default_author() -> str:
@@ -303,11 +272,11 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
     with store_lock(ws):
         current = read_learning(ws, learning_id)
-        paths = list(changes.paths) if changes.paths is not None else list(current.paths)
-        tags = list(changes.tags) if changes.tags is not None else list(current.tags)
-        check_content(
-            changes.summary if changes.summary is not None else current.summary, paths, tags
+        scope = Scope(
+            changes.paths if changes.paths is not None else current.paths,
+            changes.tags if changes.tags is not None else current.tags,
         )
+        check_content(changes.summary if changes.summary is not None else current.summary, scope)
         return _edit(ws, learning_id, _edits_for(current, changes))
 
 
@@ -328,9 +297,9 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
         body = changes.body.strip("\n")
         edits.append(Edit(("body",), LiteralScalarString(body + "\n") if body else "", "summary"))
     if changes.paths is not None:
-        edits.append(Edit(("scope", "paths"), _clean(changes.paths)))
+        edits.append(Edit(("scope", "paths"), list(Scope(paths=changes.paths).paths)))
     if changes.tags is not None:
-        edits.append(Edit(("scope", "tags"), _clean(changes.tags), "paths"))
+        edits.append(Edit(("scope", "tags"), list(Scope(tags=changes.tags).tags), "paths"))
     if changes.priority is not None:
         edits.append(Edit(("priority",), changes.priority))
     if changes.add_evidence:
@@ -427,69 +396,3 @@ def add_vote(ws: Workspace, learning_id: str, model_name: str, task_id: str) -> 
             append_line(ws.bundle_dir(learning_id) / VOTES_FILE, vote.to_json())
             votes.append(vote)
     return summarise(learning_id, votes)
-
-
-# --- migration ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Move:
-    source: str
-    destination: str
-
-
-def migrate_layout(ws: Workspace) -> list[Move]:
-    """Move flat-layout files into bundles; one-way, idempotent, refuses to overwrite."""
-    moves: list[Move] = []
-    with store_lock(ws):
-        for source in legacy_files(ws):
-            learning_id = source.stem
-            if not model.is_learning_id(learning_id):
-                raise OrbitError(f"{ws.relative(source)}: file name is not a learning id")
-            target = learning_file(ws, learning_id)
-            if target.exists():
-                raise OrbitError(
-                    f"cannot move {ws.relative(source)}: {ws.relative(target)} already exists"
-                )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(source, target)
-            moves.append(Move(ws.relative(source), ws.relative(target)))
-        old = ws.learnings_dir / LEGACY_SUPERSEDED_DIR
-        if old.is_dir() and not any(old.iterdir()):
-            shutil.rmtree(old)
-    return moves
-
-
-# --- workspace set-up -----------------------------------------------------------
-
-GITIGNORE_TEXT = "# Derived, rebuildable state: the index, locks, sessions.\nstate/\n"
-GITATTRIBUTES_TEXT = (
-    "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
-    "learnings/*/votes.jsonl merge=union\n"
-    "learnings/*/feedback.jsonl merge=union\n"
-)
-
-
-@dataclass(frozen=True)
-class InitReport:
-    root: Path
-    created: list[str]
-
-
-def init_store(root: Path) -> InitReport:
-    """Create `.orbit/learnings/` and `.orbit/.gitignore`; harmless to run twice."""
-    orbit = root / ".orbit"
-    created: list[str] = []
-    learnings = orbit / "learnings"
-    if not learnings.is_dir():
-        learnings.mkdir(parents=True)
-        created.append(".orbit/learnings/")
-    keep = learnings / ".gitkeep"
-    if not keep.exists():
-        atomic_write_text(keep, "")
-        created.append(".orbit/learnings/.gitkeep")
-    for name, text in ((".gitignore", GITIGNORE_TEXT), (".gitattributes", GITATTRIBUTES_TEXT)):
-        if not (orbit / name).exists():
-            atomic_write_text(orbit / name, text)
-            created.append(f".orbit/{name}")
-    return InitReport(root, created)

@@ -14,13 +14,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orbit_learnings.core.errors import Problem, UsageError
+from orbit_learnings.core import ids
+from orbit_learnings.core.errors import OrbitError, Problem, UsageError
 from orbit_learnings.core.timestamps import normalise_ts, now_iso
+from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
-FEEDBACK_FILE = "feedback.jsonl"
 START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
-MARKER = re.compile(r"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*(L-[0-9A-Z]+)\b")
+MARKER = re.compile(rf"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({ids.ID_IN_TEXT})")
 
 
 @dataclass(frozen=True)
@@ -115,15 +116,20 @@ class MarkerReport:
 
 def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None) -> MarkerReport:
     """Record every `LEARNING_HELPFUL: L-0001` / `LEARNING_NOT_HELPFUL: L-0002` marker."""
-    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store import bundles, levels
 
-    known = set(store.bundle_ids(ws))
+    known: dict[str, set[str]] = {}  # store root -> its IDs, listed once per store
     report = MarkerReport([], [])
     for verdict, learning_id in MARKER.findall(text):
-        if learning_id not in known:
+        try:
+            home = levels.for_id(ws, learning_id)  # U- IDs live in the personal store
+        except OrbitError:
             report.unknown.append(learning_id)
             continue
-        confidence = record(ws, learning_id, verdict == "HELPFUL", task_id, model)
+        if learning_id not in known.setdefault(home.root_dir, set(bundles.bundle_ids(home))):
+            report.unknown.append(learning_id)
+            continue
+        confidence = record(home, learning_id, verdict == "HELPFUL", task_id, model)
         report.recorded.append(
             {"id": learning_id, "helpful": verdict == "HELPFUL", **confidence.to_dict()}
         )

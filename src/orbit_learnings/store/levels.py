@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import sys
 
+from orbit_learnings.core import ids
 from orbit_learnings.core.errors import UsageError
-from orbit_learnings.store.workspace import ORBIT_DIR, Workspace
+from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR
+from orbit_learnings.store.workspace import Workspace
 
-LEVELS = ("project", "user", "all")
+LEVELS = ids.LEVEL_CHOICES
 USER_HOME_ENV = "ORBIT_USER_HOME"
 
 
@@ -37,13 +39,13 @@ def user_root() -> str:
 def user_workspace(create: bool = False) -> Workspace | None:
     """The personal store, or None when it was never created (and `create` is False)."""
     root = user_root()
-    if not os.path.isdir(os.path.join(root, ORBIT_DIR, "learnings")):
+    if not os.path.isdir(os.path.join(root, ORBIT_DIR, LEARNINGS_DIR)):
         if not create:
             return None
-        from orbit_learnings.store.bundles import init_store
+        from orbit_learnings.store.setup import init_store
 
         init_store(__import__("pathlib").Path(root))
-    return Workspace(root, prefix="U")
+    return Workspace(root, level="user")
 
 
 def check_level(level: str | None) -> str:
@@ -67,7 +69,7 @@ def stores(project: Workspace | None, level: str) -> list[Workspace]:
 
 def for_id(project: Workspace, learning_id: str) -> Workspace:
     """The store an ID belongs to (U- IDs live in the personal store)."""
-    if learning_id.startswith("U-"):
+    if ids.level_of(learning_id) == "user":
         user = user_workspace()
         if user is None:
             from orbit_learnings.core.errors import NotFound

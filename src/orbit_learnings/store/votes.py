@@ -12,7 +12,7 @@ import os
 
 from orbit_learnings.core.errors import Problem
 from orbit_learnings.core.timestamps import normalise_ts
-from orbit_learnings.index.freshness import VOTES_FILE
+from orbit_learnings.store.layout import VOTES_FILE
 
 
 class Vote:

@@ -8,28 +8,36 @@ from __future__ import annotations
 
 import os
 
+from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError, WorkspaceNotFound
+from orbit_learnings.store.layout import (
+    INDEX_FILE,
+    LEARNINGS_DIR,
+    LOCKS_DIR,
+    ORBIT_DIR,
+    STATE_DIR,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-ORBIT_DIR = ".orbit"
 INIT_HINT = "run `orbit init` to create one"
 
 
 class Workspace:
     """The folder holding `.orbit/`, and the well-known paths inside it."""
 
-    __slots__ = ("prefix", "root_dir")
+    __slots__ = ("level", "root_dir")
 
-    def __init__(self, root: str | os.PathLike[str], prefix: str = "L") -> None:
+    def __init__(self, root: str | os.PathLike[str], level: str = "project") -> None:
         self.root_dir = os.path.abspath(os.fspath(root))
-        self.prefix = prefix  # "L" for a project store, "U" for the personal store
+        self.level = level  # "project" for a repository's store, "user" for the personal one
 
     @property
-    def level(self) -> str:
-        return "user" if self.prefix == "U" else "project"
+    def prefix(self) -> str:
+        """The ID prefix of this store's learnings (`L` for a project, `U` personal)."""
+        return ids.PREFIXES[self.level]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Workspace) and other.root_dir == self.root_dir
@@ -43,15 +51,15 @@ class Workspace:
     # String paths, for the hot path.
     @property
     def learnings_path(self) -> str:
-        return os.path.join(self.root_dir, ORBIT_DIR, "learnings")
+        return os.path.join(self.root_dir, ORBIT_DIR, LEARNINGS_DIR)
 
     @property
     def state_path(self) -> str:
-        return os.path.join(self.root_dir, ORBIT_DIR, "state")
+        return os.path.join(self.root_dir, ORBIT_DIR, STATE_DIR)
 
     @property
     def index_file(self) -> str:
-        return os.path.join(self.state_path, "index.sqlite3")
+        return os.path.join(self.state_path, INDEX_FILE)
 
     # pathlib accessors, for everything else.
     @property
@@ -66,19 +74,19 @@ class Workspace:
 
     @property
     def learnings_dir(self) -> Path:
-        return self.orbit_dir / "learnings"
+        return self.orbit_dir / LEARNINGS_DIR
 
     @property
     def state_dir(self) -> Path:
-        return self.orbit_dir / "state"
+        return self.orbit_dir / STATE_DIR
 
     @property
     def index_path(self) -> Path:
-        return self.state_dir / "index.sqlite3"
+        return self.state_dir / INDEX_FILE
 
     @property
     def locks_dir(self) -> Path:
-        return self.state_dir / "locks"
+        return self.state_dir / LOCKS_DIR
 
     def bundle_dir(self, learning_id: str) -> Path:
         return self.learnings_dir / learning_id

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import re
 import secrets
 import time
 from importlib import resources
@@ -25,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
+from orbit_learnings.core.ids import STATUS_CHOICES, is_learning_id
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -32,8 +32,6 @@ from orbit_learnings.store.workspace import Workspace
 TOKEN_HEADER = "X-Orbit-Token"
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 50
-STATUSES = ("active", "superseded", "archived", "all")
-_ID = re.compile(r"^L-[0-9A-Z]{4,}$")
 
 
 class StaleCache:
@@ -126,8 +124,8 @@ def build_app(ws: Workspace, token: str) -> Starlette:
 
         params = request.query_params
         status = params.get("status") or "active"
-        if status not in STATUSES:
-            raise HTTPException(400, f"status must be one of {', '.join(STATUSES)}")
+        if status not in STATUS_CHOICES:
+            raise HTTPException(400, f"status must be one of {', '.join(STATUS_CHOICES)}")
         limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
         offset = _int_param(request, "offset", 0, 0, 10**9)
         tags = [t for t in params.getlist("tag") if t.strip()]
@@ -165,7 +163,7 @@ def build_app(ws: Workspace, token: str) -> Starlette:
 
     async def show(request: Request) -> Response:
         learning_id = request.path_params["learning_id"]
-        if not _ID.match(learning_id):
+        if not is_learning_id(learning_id):
             return _error(404, f"no learning {learning_id}")
         try:
             record = queries.show_learning(ws, learning_id).record
@@ -278,7 +276,7 @@ OPENAPI: dict[str, Any] = {
                     {
                         "name": "status",
                         "in": "query",
-                        "schema": {"type": "string", "enum": list(STATUSES)},
+                        "schema": {"type": "string", "enum": list(STATUS_CHOICES)},
                     },
                     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                     {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},

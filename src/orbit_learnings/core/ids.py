@@ -1,0 +1,43 @@
+"""Learning IDs, store levels and statuses: the one definition every layer reads.
+
+An ID is a level's prefix, a dash, and either a sequential number (`L-0042`) or a
+random Crockford base-32 name with at least one letter (`L-7KQ2M9XD`). The prefix
+says which store holds it: `L-` the project's, `U-` the personal one. Adding a
+level means adding a line to `PREFIXES`; every pattern below follows.
+"""
+
+from __future__ import annotations
+
+import re
+
+PREFIXES = {"project": "L", "user": "U"}  # level -> ID prefix
+LEVEL_OF_PREFIX = {prefix: level for level, prefix in PREFIXES.items()}
+LEVEL_CHOICES = (*PREFIXES, "all")
+
+STATUSES = ("active", "superseded", "archived")
+STATUS_CHOICES = (*STATUSES, "all")
+
+_PREFIX_CLASS = "[" + "".join(PREFIXES.values()) + "]"
+_SEQUENTIAL = r"\d{4,}"
+_RANDOM = r"(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,}"
+SEQUENTIAL_ID = re.compile(rf"^{_PREFIX_CLASS}-({_SEQUENTIAL})$")
+ID_PATTERN = re.compile(rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})$")
+# An ID inside free text (agent output, URLs): the same forms, bounded by non-word chars.
+ID_IN_TEXT = rf"{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\b"
+EXAMPLE_ID = "L-0001"
+
+RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
+RANDOM_LENGTH = 8  # 40 bits
+
+
+def is_learning_id(value: str) -> bool:
+    return bool(ID_PATTERN.match(value))
+
+
+def format_sequential_id(number: int, prefix: str = PREFIXES["project"]) -> str:
+    return f"{prefix}-{number:04d}"
+
+
+def level_of(learning_id: str) -> str:
+    """The level whose store holds this ID ("project" for anything unrecognised)."""
+    return LEVEL_OF_PREFIX.get(learning_id.partition("-")[0], "project")

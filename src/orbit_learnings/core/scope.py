@@ -1,0 +1,65 @@
+"""What a learning is about, and what a lookup asks for: one value instead of parallel lists.
+
+A scope has kinds: path globs and tags today. A learning matches a lookup when any
+kind matches (spec 3.3: path OR tag). Adding a kind means a field here, its
+validation in `model`, its rows in the index (`index/schema` and `index/build`), its
+match in `index/reads` and its rendering; callers that pass a `Scope` along do not
+change.
+
+A plain class with slots rather than a dataclass: it is built on every hook call,
+and importing dataclasses costs more than the lookup it describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+KINDS = ("paths", "tags")
+
+
+def _cleaned(values: Iterable[str]) -> tuple[str, ...]:
+    """Stripped, non-empty, first occurrence kept: the order an author wrote is kept."""
+    seen: dict[str, None] = {}
+    for value in values:
+        text = value.strip()
+        if text:
+            seen.setdefault(text, None)
+    return tuple(seen)
+
+
+class Scope:
+    """Path globs and tags; immutable, compared by value."""
+
+    __slots__ = ("paths", "tags")
+
+    paths: tuple[str, ...]
+    tags: tuple[str, ...]
+
+    def __init__(self, paths: Iterable[str] = (), tags: Iterable[str] = ()) -> None:
+        object.__setattr__(self, "paths", _cleaned(paths))
+        object.__setattr__(self, "tags", _cleaned(tags))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Scope is immutable; build a new one with merged()")
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.tags)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scope) and (self.paths, self.tags) == (other.paths, other.tags)
+
+    def __hash__(self) -> int:
+        return hash((self.paths, self.tags))
+
+    def __repr__(self) -> str:
+        return f"Scope(paths={list(self.paths)!r}, tags={list(self.tags)!r})"
+
+    def merged(self, other: Scope) -> Scope:
+        """Both scopes' entries, this one's first."""
+        return Scope([*self.paths, *other.paths], [*self.tags, *other.tags])
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"paths": list(self.paths), "tags": list(self.tags)}
+
+
+EMPTY = Scope()

@@ -1,0 +1,39 @@
+"""Adding a learning: the near-duplicate policy first, then the store's plain write.
+
+The store writes what it is given; whether a second copy of a lesson is welcome is
+a retrieval question (does the store already say this?), asked here, once, for
+every way a learning arrives: `add`, the MCP tool, accepted drafts.
+"""
+
+from __future__ import annotations
+
+from orbit_learnings.core.errors import DuplicateSuspected
+from orbit_learnings.core.model import Learning
+from orbit_learnings.retrieval.similar import Similar, find_similar
+from orbit_learnings.store import bundles
+from orbit_learnings.store.workspace import Workspace
+
+
+class Added:
+    """The new learning and the near-duplicates it was added beside (with `force`)."""
+
+    __slots__ = ("learning", "similar")
+
+    def __init__(self, learning: Learning, similar: list[Similar]) -> None:
+        self.learning = learning
+        self.similar = similar
+
+
+def add_learning(ws: Workspace, new: bundles.NewLearning, *, force: bool = False) -> Added:
+    """Refuse a near-duplicate of an active learning unless forced, then write it."""
+    bundles.check_content(new.summary, new.scope)  # a clean refusal before any search
+    similar = find_similar(ws, new.summary)
+    if similar and not force:
+        best = similar[0]
+        raise DuplicateSuspected(
+            f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
+            f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
+            "or pass --force to add anyway",
+            similar,
+        )
+    return Added(bundles.create_learning(ws, new), similar)

@@ -1,0 +1,54 @@
+"""Where everything lives under `.orbit/`: every folder and file name, defined once.
+
+    .orbit/
+      config.yaml                     team settings (ids, search weights)
+      learnings/<id>/learning.yaml    the record
+      learnings/<id>/votes.jsonl      append-only sidecars, merged by union
+      learnings/<id>/feedback.jsonl
+      learnings/tags.yaml             the store-wide tag list
+      state/                          derived and disposable, never in git:
+        index.sqlite3, locks/, sessions/, injections.jsonl
+
+Stdlib only: the freshness scan reads these names on every hot read.
+"""
+
+from __future__ import annotations
+
+import os
+
+ORBIT_DIR = ".orbit"
+LEARNINGS_DIR = "learnings"
+STATE_DIR = "state"
+CONFIG_FILE = "config.yaml"
+LEARNING_FILE = "learning.yaml"
+VOTES_FILE = "votes.jsonl"
+FEEDBACK_FILE = "feedback.jsonl"
+SIDECARS = (VOTES_FILE, FEEDBACK_FILE)  # append-only: git's union merge combines them
+TAGS_FILE = "tags.yaml"  # the store-wide tag list, beside the bundles
+LEGACY_SUPERSEDED_DIR = "superseded"  # the flat layout's folder of superseded records
+INDEX_FILE = "index.sqlite3"
+LOCKS_DIR = "locks"
+SESSIONS_DIR = "sessions"
+INJECTIONS_FILE = "injections.jsonl"
+TASKS_DIR = "tasks"  # an optional task store beside the learnings
+
+LEARNINGS_PREFIX = f"{ORBIT_DIR}/{LEARNINGS_DIR}"  # repo-relative, POSIX
+
+
+def bundle_display(folder: str, filename: str = LEARNING_FILE) -> str:
+    """The repo-relative name of a file in a bundle, as problems and messages show it."""
+    return f"{LEARNINGS_PREFIX}/{folder}/{filename}"
+
+
+def legacy_files(folder: str, others: list[str]) -> list[str]:
+    """YAML files of the flat pre-bundle layout (`<id>.yaml`, `superseded/<id>.yaml`),
+    relative to the learnings folder; `others` are its entries that are not bundles.
+    Reads and writes both refuse them until `migrate-layout` moves them."""
+    legacy = [n for n in others if n.endswith((".yaml", ".yml")) and n != TAGS_FILE]
+    if LEGACY_SUPERSEDED_DIR in others:
+        legacy += [
+            f"{LEGACY_SUPERSEDED_DIR}/{n}"
+            for n in os.listdir(os.path.join(folder, LEGACY_SUPERSEDED_DIR))
+            if n.endswith((".yaml", ".yml"))
+        ]
+    return sorted(legacy)

@@ -1,0 +1,87 @@
+"""Setting a store up and moving it forward: `init`, and the one-way flat-to-bundle migration."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from orbit_learnings.core import ids
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.store.bundles import learning_file, legacy_files, store_lock
+from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.layout import (
+    FEEDBACK_FILE,
+    LEARNINGS_DIR,
+    LEGACY_SUPERSEDED_DIR,
+    ORBIT_DIR,
+    STATE_DIR,
+    VOTES_FILE,
+)
+from orbit_learnings.store.workspace import Workspace
+
+# --- migration ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Move:
+    source: str
+    destination: str
+
+
+def migrate_layout(ws: Workspace) -> list[Move]:
+    """Move flat-layout files into bundles; one-way, idempotent, refuses to overwrite."""
+    moves: list[Move] = []
+    with store_lock(ws):
+        for source in legacy_files(ws):
+            learning_id = source.stem
+            if not ids.is_learning_id(learning_id):
+                raise OrbitError(f"{ws.relative(source)}: file name is not a learning id")
+            target = learning_file(ws, learning_id)
+            if target.exists():
+                raise OrbitError(
+                    f"cannot move {ws.relative(source)}: {ws.relative(target)} already exists"
+                )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+            moves.append(Move(ws.relative(source), ws.relative(target)))
+        old = ws.learnings_dir / LEGACY_SUPERSEDED_DIR
+        if old.is_dir() and not any(old.iterdir()):
+            shutil.rmtree(old)
+    return moves
+
+
+# --- workspace set-up -----------------------------------------------------------
+
+GITIGNORE_TEXT = f"# Derived, rebuildable state: the index, locks, sessions.\n{STATE_DIR}/\n"
+GITATTRIBUTES_TEXT = (
+    "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
+    f"{LEARNINGS_DIR}/*/{VOTES_FILE} merge=union\n"
+    f"{LEARNINGS_DIR}/*/{FEEDBACK_FILE} merge=union\n"
+)
+
+
+@dataclass(frozen=True)
+class InitReport:
+    root: Path
+    created: list[str]
+
+
+def init_store(root: Path) -> InitReport:
+    """Create `.orbit/learnings/` and `.orbit/.gitignore`; harmless to run twice."""
+    orbit = root / ORBIT_DIR
+    created: list[str] = []
+    learnings = orbit / LEARNINGS_DIR
+    if not learnings.is_dir():
+        learnings.mkdir(parents=True)
+        created.append(f"{ORBIT_DIR}/{LEARNINGS_DIR}/")
+    keep = learnings / ".gitkeep"
+    if not keep.exists():
+        atomic_write_text(keep, "")
+        created.append(f"{ORBIT_DIR}/{LEARNINGS_DIR}/.gitkeep")
+    for name, text in ((".gitignore", GITIGNORE_TEXT), (".gitattributes", GITATTRIBUTES_TEXT)):
+        if not (orbit / name).exists():
+            atomic_write_text(orbit / name, text)
+            created.append(f"{ORBIT_DIR}/{name}")
+    return InitReport(root, created)
