@@ -12,6 +12,7 @@ import pytest
 from orbit_learnings.core.errors import LegacyLayoutError, ValidationFailed
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import build as index
+from orbit_learnings.index import rows
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -254,13 +255,13 @@ def _settle(ws: Workspace) -> None:
 
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
-    real = index._load_folder
+    real = index.load_folder
 
-    def counting(ws: Workspace, folder: str) -> index.Loaded:
+    def counting(ws: Workspace, folder: str) -> rows.Loaded:
         parsed.append(folder)
         return real(ws, folder)
 
-    monkeypatch.setattr(index, "_load_folder", counting)
+    monkeypatch.setattr(index, "load_folder", counting)
     return parsed
 
 

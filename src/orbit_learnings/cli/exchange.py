@@ -137,6 +137,7 @@ def embed_command(json_out: JsonFlag = False) -> None:
     Example:
       pip install 'orbit-learnings[semantic]' && orbit learning embed
     """
+    from orbit_learnings.index import vectors
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.retrieval import semantic
 
@@ -144,7 +145,7 @@ def embed_command(json_out: JsonFlag = False) -> None:
         warn("no embedding model is installed; search uses BM25 only")
     semantic.require()
     with open_fresh(STATE.workspace()) as fresh:
-        todo = len(semantic.missing(fresh.conn))
+        todo = len(vectors.missing(fresh.conn))
         if json_out or not sys.stderr.isatty():
             count = semantic.embed(fresh.conn)
         else:

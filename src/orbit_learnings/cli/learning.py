@@ -474,10 +474,11 @@ def refresh_command(
     Example:
       orbit learning refresh
     """
+    from orbit_learnings.index import reads
     from orbit_learnings.index.build import open_fresh
 
     with open_fresh(STATE.workspace()) as fresh:
-        count = fresh.conn.execute("SELECT COUNT(*) FROM learnings_index").fetchone()[0]
+        count = reads.count(fresh.conn)
         warnings = fresh.warnings
     if not quiet:
         warn_problems(warnings)

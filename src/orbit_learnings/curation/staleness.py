@@ -11,16 +11,17 @@ Only active learnings are candidates.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
 from orbit_learnings.core.matching import path_matches
 from orbit_learnings.curation import gitutil
+from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
+from orbit_learnings.store.layout import ORBIT_DIR, TASKS_DIR
 from orbit_learnings.store.workspace import Workspace
 
-SKIP_DIRS = {".git", ".orbit", "node_modules", ".venv", "venv", "__pycache__"}
+SKIP_DIRS = {".git", ORBIT_DIR, "node_modules", ".venv", "venv", "__pycache__"}
 
 
 @dataclass
@@ -63,30 +64,24 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
         notes.append(
             "not a git repository (or git is not installed): commit evidence was not checked"
         )
-    tasks_dir = os.path.join(ws.root_dir, ".orbit", "tasks")
+    tasks_dir = os.path.join(ws.root_dir, ORBIT_DIR, TASKS_DIR)
     has_task_store = os.path.isdir(tasks_dir)
     with open_fresh(ws) as fresh:
-        rows = fresh.conn.execute(
-            "SELECT id, summary, record FROM learnings_index WHERE effective_status = 'active'"
-            " ORDER BY id"
-        ).fetchall()
-        regexes: dict[str, list[str]] = {}
-        for learning_id, regex in fresh.conn.execute("SELECT learning_id, regex FROM globs"):
-            regexes.setdefault(learning_id, []).append(regex)
+        rows = reads.evidence_of_active(fresh.conn)
+        regexes = reads.glob_regexes(fresh.conn)
     stale: list[Stale] = []
-    for row in rows:
-        if ids is not None and row["id"] not in ids:
+    for learning_id, summary, evidence in rows:
+        if ids is not None and learning_id not in ids:
             continue
-        record = json.loads(row["record"])
         reasons = []
-        if regexes.get(row["id"]) and not any(
-            path_matches(r, f) for r in regexes[row["id"]] for f in files
+        if regexes.get(learning_id) and not any(
+            path_matches(r, f) for r in regexes[learning_id] for f in files
         ):
             reasons.append("paths-gone")
-        commits = [e["ref"] for e in record["evidence"] if e["kind"] == "commit"]
+        commits = [e["ref"] for e in evidence if e["kind"] == "commit"]
         if commits and in_git and not any(_on_branch(ws, c) for c in commits):
             reasons.append("commits-gone")
-        tasks = [e["ref"] for e in record["evidence"] if e["kind"] == "task"]
+        tasks = [e["ref"] for e in evidence if e["kind"] == "task"]
         if (
             tasks
             and has_task_store
@@ -94,7 +89,7 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
         ):
             reasons.append("tasks-gone")
         if reasons:
-            stale.append(Stale(row["id"], row["summary"], reasons))
+            stale.append(Stale(learning_id, summary, reasons))
     return StaleReport(stale, notes)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.index import build as index
+from orbit_learnings.index import reads
 from orbit_learnings.integrations.claude_code import setup as claude_setup
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace, find_workspace
@@ -163,13 +164,7 @@ def _sample_path(ws: Workspace) -> str | None:
     from orbit_learnings.core.matching import path_matches
 
     with index.open_fresh(ws) as fresh:
-        regexes = [
-            r[0]
-            for r in fresh.conn.execute(
-                "SELECT g.regex FROM globs g JOIN learnings_index l ON l.id = g.learning_id"
-                " WHERE l.effective_status = 'active'"
-            )
-        ]
+        regexes = [r for found in reads.glob_regexes(fresh.conn).values() for r in found]
     for folder, dirs, files in os.walk(ws.root_dir):
         dirs[:] = sorted(
             d for d in dirs if not d.startswith(".") and d not in ("node_modules", "venv")

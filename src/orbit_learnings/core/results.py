@@ -1,0 +1,96 @@
+"""What a read returns, whichever surface asked: result lists and full records.
+
+Plain classes with slots: built for every row of every hot read, where importing
+dataclasses would cost more than the lookup.
+"""
+
+from __future__ import annotations
+
+from orbit_learnings.core.errors import Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Hit:
+    """One learning in a result list: what every adapter renders."""
+
+    __slots__ = (
+        "explain",
+        "id",
+        "level",
+        "matched_by",
+        "paths",
+        "priority",
+        "score",
+        "status",
+        "summary",
+        "tags",
+        "updated_at",
+        "vote_count",
+        "vote_score",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        summary: str,
+        tags: list[str],
+        paths: list[str],
+        status: str,
+        updated_at: str,
+        priority: int,
+        vote_count: int,
+        vote_score: float,
+    ) -> None:
+        self.id = id
+        self.summary = summary
+        self.tags = tags
+        self.paths = paths
+        self.status = status
+        self.updated_at = updated_at
+        self.priority = priority
+        self.vote_count = vote_count
+        self.vote_score = vote_score
+        self.matched_by: list[str] = []
+        self.score: float | None = None
+        self.explain: dict[str, object] | None = None
+        self.level = "project"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "summary": self.summary,
+            "tags": self.tags,
+            "paths": self.paths,
+            "matched_by": self.matched_by,
+            "updated_at": self.updated_at,
+            "status": self.status,
+            "vote_count": self.vote_count,
+            "level": self.level,
+        }
+        if self.score is not None:
+            data["score"] = round(self.score, 6)
+        if self.explain is not None:
+            data["explain"] = self.explain
+        return data
+
+
+class Result:
+    __slots__ = ("hits", "warnings")
+
+    def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
+        self.hits = hits
+        self.warnings = warnings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [h.to_dict() for h in self.hits]}
+
+
+class Detail:
+    __slots__ = ("record", "warnings")
+
+    def __init__(self, record: dict[str, Any], warnings: list[Problem]) -> None:
+        self.record = record
+        self.warnings = warnings

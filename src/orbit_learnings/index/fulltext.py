@@ -1,0 +1,68 @@
+"""Full-text candidates from the two FTS5 tables: porter/unicode61 words and trigrams.
+
+Turning free text into FTS5 expressions is `core.fts`; scoring the candidates is
+`retrieval.scoring`. This module only runs the MATCH queries.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from orbit_learnings.index.reads import marks
+
+CANDIDATES = 200
+# Column weights for bm25(): id (unindexed), summary, body, tags.
+_BM25 = "bm25(learnings_fts, 0.0, 3.0, 1.0, 2.0)"
+
+
+def _tag_filter(tags: Sequence[str]) -> tuple[str, list[str]]:
+    if not tags:
+        return "", []
+    sql = (
+        " AND EXISTS (SELECT 1 FROM tags t WHERE t.learning_id = l.id"
+        f" AND t.folded IN ({marks(len(tags))}))"
+    )
+    return sql, [t.strip().casefold() for t in tags]
+
+
+def word_matches(
+    conn: sqlite3.Connection,
+    expression: str,
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    limit: int = CANDIDATES,
+) -> list[tuple[str, float]]:
+    """(id, raw bm25) for one FTS5 expression, best first (bm25 is negative: lower wins)."""
+    tag_sql, tag_params = _tag_filter(tags)
+    rows = conn.execute(
+        f"SELECT f.id, {_BM25} AS rank"
+        " FROM learnings_fts f JOIN learnings_index l ON l.id = f.id"
+        f" WHERE learnings_fts MATCH ? AND l.effective_status IN ({marks(len(statuses))}){tag_sql}"
+        " ORDER BY rank LIMIT ?",
+        (expression, *statuses, *tag_params, limit),
+    )
+    return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def substring_matches(
+    conn: sqlite3.Connection, run: str, statuses: Sequence[str], tags: Sequence[str]
+) -> list[str]:
+    """IDs whose text contains `run`. CJK text has no spaces, so porter/unicode61 cannot
+    split it: the trigram index serves runs of three or more characters, a plain
+    substring scan shorter ones."""
+    tag_sql, tag_params = _tag_filter(tags)
+    status_sql = f"l.effective_status IN ({marks(len(statuses))})"
+    if len(run) >= 3:
+        sql = (
+            "SELECT g.id FROM learnings_trigram g JOIN learnings_index l ON l.id = g.id"
+            f" WHERE learnings_trigram MATCH ? AND {status_sql}{tag_sql}"
+        )
+        params: tuple[object, ...] = ('"' + run.replace('"', '""') + '"', *statuses, *tag_params)
+    else:
+        sql = (
+            "SELECT l.id FROM learnings_index l WHERE instr(l.summary || ' ' || l.body || ' ' ||"
+            f" l.tags, ?) > 0 AND {status_sql}{tag_sql}"
+        )
+        params = (run, *statuses, *tag_params)
+    return [r[0] for r in conn.execute(sql, params)]

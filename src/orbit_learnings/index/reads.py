@@ -1,0 +1,224 @@
+"""Every question the upper layers ask the index, as functions: the SQL lives here only.
+
+Each takes an open connection from `build.open_fresh` (so the rows are as fresh as
+the files) and returns plain values or `core.results.Hit`s; no caller above this
+layer knows a table or column name.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from orbit_learnings.core import matching, ranking
+from orbit_learnings.core.results import Hit
+from orbit_learnings.index.rows import refresh_votes
+from orbit_learnings.store.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hot path must not pay for typing imports
+    from typing import Any
+
+CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
+_COLUMNS = (
+    "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
+    "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
+)
+_GLOBS_BY_STATUS = (
+    "SELECT g.learning_id, g.{column} FROM globs g"
+    " JOIN learnings_index l ON l.id = g.learning_id"
+    " WHERE l.effective_status IN ({statuses})"
+)
+
+
+def marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+# --- result lists -------------------------------------------------------------
+
+
+def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
+    voted = row["voted"].split(",") if row["voted"] else []  # stamps never hold a comma
+    return Hit(
+        id=row["id"],
+        summary=row["summary"],
+        tags=json.loads(row["tags"]),
+        paths=json.loads(row["paths"]),
+        status=row["status"],
+        updated_at=row["updated_at"],
+        priority=int(row["priority"]),
+        vote_count=len(voted),
+        vote_score=score(voted),
+    )
+
+
+def hits(
+    conn: sqlite3.Connection,
+    ids: Sequence[str] | None,
+    statuses: Sequence[str],
+    ws: Workspace | None = None,
+) -> list[Hit]:
+    """Rows for these ids (all when None) as hits, their votes first brought up to date."""
+    if ids is None:
+        sql = f"SELECT id FROM learnings_index WHERE effective_status IN ({marks(len(statuses))})"
+        ids = [r[0] for r in conn.execute(sql, list(statuses))]
+    if not ids:
+        return []
+    if ws is not None:
+        refresh_votes(conn, ws, list(ids))
+    found: list[Hit] = []
+    score = ranking.VoteScorer()
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        sql = (
+            f"SELECT {_COLUMNS} FROM learnings_index"
+            f" WHERE effective_status IN ({marks(len(statuses))})"
+            f" AND id IN ({marks(len(chunk))})"
+        )
+        found += [_hit(r, score) for r in conn.execute(sql, [*statuses, *chunk])]
+    return found
+
+
+# --- scope matching -----------------------------------------------------------
+
+
+def path_hits(
+    conn: sqlite3.Connection, query: matching.PathQuery, statuses: Sequence[str]
+) -> set[str]:
+    """IDs whose globs match a file, or overlap a folder/glob query."""
+    if query.is_pattern:
+        sql = _GLOBS_BY_STATUS.format(column="glob", statuses=marks(len(statuses)))
+        rows = conn.execute(sql, list(statuses))
+        return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
+    anchors = matching.anchor_candidates(query.text)
+    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=marks(len(statuses)))
+    # The anchor (indexed) and the GLOB prefilter run in SQLite; Python compiles and
+    # runs the exact regex only for the few globs that survive both.
+    sql += f" AND g.anchor IN ({marks(len(anchors))}) AND ? GLOB g.sql_glob"
+    rows = conn.execute(sql, [*statuses, *anchors, query.text])
+    return {r[0] for r in rows if matching.path_matches(r[1], query.text)}
+
+
+def tag_hits(
+    conn: sqlite3.Connection, tags: Sequence[str], statuses: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(id, tag as asked) pairs; tags compare case-insensitively."""
+    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
+    if not folded:
+        return []
+    rows = conn.execute(
+        "SELECT t.learning_id, t.folded FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
+        f" WHERE t.folded IN ({marks(len(folded))})"
+        f" AND l.effective_status IN ({marks(len(statuses))})",
+        [*folded, *statuses],
+    )
+    return [(learning_id, folded[tag]) for learning_id, tag in rows]
+
+
+def ids_with_tags(conn: sqlite3.Connection, tags: Sequence[str]) -> set[str]:
+    """Every learning carrying any of these tags, whatever its status."""
+    folded = [t.strip().casefold() for t in tags]
+    sql = f"SELECT learning_id FROM tags WHERE folded IN ({marks(len(folded))})"
+    return {r[0] for r in conn.execute(sql, folded)}
+
+
+def glob_regexes(
+    conn: sqlite3.Connection, statuses: Sequence[str] = ("active",)
+) -> dict[str, list[str]]:
+    """Learning id -> the compiled regexes of its path globs."""
+    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=marks(len(statuses)))
+    found: dict[str, list[str]] = {}
+    for learning_id, regex in conn.execute(sql, list(statuses)):
+        found.setdefault(learning_id, []).append(regex)
+    return found
+
+
+# --- whole records --------------------------------------------------------------
+
+
+def full_record(conn: sqlite3.Connection, learning_id: str) -> dict[str, Any] | None:
+    """The stored record with its effective status, unknown keys and votes; None if absent."""
+    row = conn.execute(
+        "SELECT record, effective_status, effective_superseded_by FROM learnings_index"
+        " WHERE id = ?",
+        (learning_id,),
+    ).fetchone()
+    return None if row is None else _full_record(conn, row)
+
+
+def full_records(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT record, effective_status, effective_superseded_by FROM learnings_index"
+        f" WHERE effective_status IN ({marks(len(statuses))}) ORDER BY id",
+        list(statuses),
+    ).fetchall()
+    return [_full_record(conn, row) for row in rows]
+
+
+def all_ids(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[str]:
+    sql = (
+        f"SELECT id FROM learnings_index WHERE effective_status IN ({marks(len(statuses))})"
+        " ORDER BY id"
+    )
+    return [r[0] for r in conn.execute(sql, list(statuses))]
+
+
+def _full_record(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(row["record"])
+    votes = conn.execute(
+        "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
+        (record["id"],),
+    ).fetchall()
+    extra = record.pop("extra", {}) or {}
+    record["status"] = row["effective_status"]
+    record["superseded_by"] = row["effective_superseded_by"]
+    record.update({k: v for k, v in extra.items() if k not in record})
+    record["vote_count"] = len(votes)
+    record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
+    record["votes"] = [dict(v) for v in votes]
+    return record
+
+
+# --- store-wide figures -----------------------------------------------------------
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM learnings_index").fetchone()[0])
+
+
+def counts_by_status(conn: sqlite3.Connection) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT effective_status, COUNT(*) FROM learnings_index GROUP BY effective_status"
+    ).fetchall()
+    return {str(status): int(n) for status, n in rows}
+
+
+def vote_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM votes").fetchone()[0])
+
+
+def meta_values(conn: sqlite3.Connection, *keys: str) -> dict[str, str]:
+    sql = f"SELECT key, value FROM meta WHERE key IN ({marks(len(keys))})"
+    return {str(k): str(v) for k, v in conn.execute(sql, keys)}
+
+
+def active_tags(conn: sqlite3.Connection) -> list[str]:
+    """Distinct tags of active learnings, in case-folded order."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT t.tag FROM tags t JOIN learnings_index l ON l.id = t.learning_id"
+            " WHERE l.effective_status = 'active' ORDER BY t.folded"
+        )
+    ]
+
+
+def evidence_of_active(conn: sqlite3.Connection) -> list[tuple[str, str, list[dict[str, str]]]]:
+    """(id, summary, evidence) of every active learning, by id."""
+    rows = conn.execute(
+        "SELECT id, summary, record FROM learnings_index WHERE effective_status = 'active'"
+        " ORDER BY id"
+    ).fetchall()
+    return [(r["id"], r["summary"], json.loads(r["record"])["evidence"]) for r in rows]
