@@ -56,11 +56,15 @@ def _lean(args: list[str]) -> int | None:
     if rest is None or len(rest) < 2:
         return _FALLBACK
     command, options = rest[:2], rest[2:]
-    if command == ["hook", "claude-code"]:
-        from orbit_learnings.cli.hot import do_hook_claude_code
+    if command[0] == "hook" and not {"-h", "--help"} & set(options):
+        from orbit_learnings import integrations
+
+        if integrations.find(command[1]) is None:
+            return _FALLBACK  # the full CLI names the hooks there are
+        from orbit_learnings.cli.hot import do_hook
 
         # Whatever the arguments, a hook answers and exits 0.
-        return do_hook_claude_code(root, "--deny-new-writes" in options)
+        return do_hook(command[1], root, options)
     if command == ["learning", "list"]:
         parsed = _parse(options, valued=_LIST_OPTIONS, flags={"--json": "json"})
         if parsed is None or not (parsed.get("json") or not sys.stdout.isatty()):

@@ -7,12 +7,24 @@ anything unexpected is exit 3 with a hint to re-run with `--debug`.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
-from orbit_learnings.cli import authoring, curation, exchange, learning, push
+from orbit_learnings import integrations
+from orbit_learnings.cli.commands import (
+    authoring,
+    curation,
+    exchange,
+    hooks,
+    maintenance,
+    push,
+    records,
+    search,
+    serve,
+)
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.version import VERSION
@@ -30,29 +42,69 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(learning.app, name="learning")
-learning.app.command("inject")(push.inject_command)
-learning.app.command("stats")(push.stats_command)
-learning.app.command("prune")(curation.prune_command)
-learning.app.command("check")(curation.check_command)
-learning.app.command("resolve-conflict")(curation.resolve_conflict_command)
-learning.app.command("renumber")(curation.renumber_command)
-learning.app.command("context")(exchange.context_command)
-learning.app.command("export")(exchange.export_command)
-learning.app.command("import")(exchange.import_command)
-learning.app.command("embed")(exchange.embed_command)
-learning.app.command("extract")(authoring.extract_command)
-learning.app.add_typer(authoring.drafts_app, name="drafts")
-app.add_typer(push.hook_app, name="hook")
-app.add_typer(push.hooks_app, name="hooks")
-app.command("mcp")(push.mcp_command)
-app.command("doctor")(push.doctor_command)
-app.command("dashboard")(push.dashboard_command)
-app.command("init")(learning.init_command)
-app.command(
-    "search",
-    context_settings={"allow_interspersed_args": True},
-)(learning.unified_search_command)
+
+
+def _group(help_text: str) -> typer.Typer:
+    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+
+
+learning_app = _group("Add, find and curate project learnings.")
+drafts_app = _group("Review drafts proposed by `orbit learning extract`.")
+hook_app = _group("Agent hooks (they never block the agent: always exit 0).")
+hooks_app = _group(
+    "Install or remove hooks: git (default) or an agent's (claude-code, or --claude)."
+)
+
+# Every command, in one place: (group, name, function).
+_COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
+    (app, "init", records.init_command),
+    (learning_app, "add", records.add_command),
+    (learning_app, "list", records.list_command),
+    (learning_app, "show", records.show_command),
+    (learning_app, "update", records.update_command),
+    (learning_app, "supersede", records.supersede_command),
+    (learning_app, "upvote", records.upvote_command),
+    (learning_app, "search", search.search_command),
+    (learning_app, "feedback", search.feedback_command),
+    (learning_app, "sync", maintenance.sync_command),
+    (learning_app, "refresh", maintenance.refresh_command),
+    (learning_app, "migrate-layout", maintenance.migrate_layout_command),
+    (learning_app, "embed", maintenance.embed_command),
+    (learning_app, "inject", push.inject_command),
+    (learning_app, "stats", push.stats_command),
+    (learning_app, "context", exchange.context_command),
+    (learning_app, "export", exchange.export_command),
+    (learning_app, "import", exchange.import_command),
+    (learning_app, "prune", curation.prune_command),
+    (learning_app, "check", curation.check_command),
+    (learning_app, "resolve-conflict", curation.resolve_conflict_command),
+    (learning_app, "renumber", curation.renumber_command),
+    (learning_app, "extract", authoring.extract_command),
+    (drafts_app, "list", authoring.drafts_list_command),
+    (drafts_app, "show", authoring.drafts_show_command),
+    (drafts_app, "accept", authoring.drafts_accept_command),
+    (drafts_app, "reject", authoring.drafts_reject_command),
+    (hooks_app, "install", hooks.hooks_install_command),
+    (hooks_app, "uninstall", hooks.hooks_uninstall_command),
+    (app, "mcp", serve.mcp_command),
+    (app, "doctor", serve.doctor_command),
+    (app, "dashboard", serve.dashboard_command),
+]
+for group, command_name, function in _COMMANDS:
+    group.command(command_name)(function)
+app.command("search", context_settings={"allow_interspersed_args": True})(
+    search.unified_search_command
+)
+for integration in integrations.every():
+    if integration.has_hook:
+        hook_app.command(
+            integration.name,
+            context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+        )(hooks.hook_command_for(integration))
+app.add_typer(learning_app, name="learning")
+learning_app.add_typer(drafts_app, name="drafts")
+app.add_typer(hook_app, name="hook")
+app.add_typer(hooks_app, name="hooks")
 
 
 def _version(value: bool) -> None:

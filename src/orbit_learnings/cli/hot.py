@@ -86,16 +86,20 @@ def do_inject(
     return 0
 
 
-def do_hook_claude_code(root: str | None, deny_new_writes: bool) -> int:
-    """Always exit 0: a hook must never block the agent."""
-    from orbit_learnings.integrations.claude_code import hook as claude_code
+def do_hook(name: str, root: str | None, flags: list[str]) -> int:
+    """Run the named integration's hook on stdin. Always exit 0: a hook never blocks the agent."""
+    from orbit_learnings import integrations
 
+    integration = integrations.find(name)
+    if integration is None or not integration.has_hook:
+        sys.stderr.write(f"orbit hook: no hook named {name!r}\n")
+        return 0
     try:
         stdin_text = sys.stdin.read()
     except (OSError, UnicodeDecodeError) as exc:
         sys.stderr.write(f"orbit hook: cannot read stdin ({exc})\n")
         return 0
-    out, err = claude_code.run(stdin_text, root=root, deny_new_writes=deny_new_writes)
+    out, err = integration.hook(stdin_text, root=root, flags=flags)
     if out:
         sys.stdout.write(out)
     if err:

@@ -1,0 +1,45 @@
+"""Every agent and surface orbit talks to, behind one interface (`base.Integration`).
+
+The registry maps a name to the module that holds its `INTEGRATION`; a module is
+imported only when asked for, so `orbit hook claude-code` loads Claude Code's code
+and nothing else. Adding an agent is a package here, a line below, and its docs page.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.integrations.base import Integration
+
+REGISTRY = {
+    "git": "orbit_learnings.integrations.git",
+    "claude-code": "orbit_learnings.integrations.claude_code",
+    "mcp": "orbit_learnings.integrations.mcp",
+    "dashboard": "orbit_learnings.integrations.dashboard",
+}
+
+
+def find(name: str) -> Integration | None:
+    """The integration called `name`, or None when there is none."""
+    module_name = REGISTRY.get(name)
+    if module_name is None:
+        return None
+    import importlib
+
+    integration: Integration = importlib.import_module(module_name).INTEGRATION
+    return integration
+
+
+def get(name: str) -> Integration:
+    """Like `find`, but an unknown name is a usage error that lists the known ones."""
+    integration = find(name)
+    if integration is None:
+        from orbit_learnings.core.errors import UsageError
+
+        raise UsageError(f"unknown integration {name!r}; choose from {', '.join(REGISTRY)}")
+    return integration
+
+
+def every() -> list[Integration]:
+    """All registered integrations, in registry order."""
+    return [get(name) for name in REGISTRY]

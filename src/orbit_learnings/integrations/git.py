@@ -1,4 +1,4 @@
-"""Git hooks that keep the index fresh and check learnings before they are committed.
+"""Git: hooks that keep the index fresh and check learnings before they are committed.
 
 Installing never overwrites a hook that is already there: the existing hook is
 moved aside to `<name>.orbit-chained` (bytes and mode untouched) and our hook
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.integrations.base import Check, Integration, SetupReport
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.workspace import Workspace
 
@@ -22,6 +22,7 @@ MARKER = "# orbit-learnings hook"
 CHAINED_SUFFIX = ".orbit-chained"
 REFRESH_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 CHECK_HOOK = "pre-commit"
+ALL_HOOKS = (*REFRESH_HOOKS, CHECK_HOOK)
 
 _PREAMBLE = f"""\
 #!/bin/sh
@@ -48,12 +49,6 @@ if git diff --cached --name-only -- .orbit/learnings | grep -q .; then
 fi
 exit 0
 """
-
-
-@dataclass
-class HooksReport:
-    changed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
 
 
 def hooks_dir(ws: Workspace) -> Path:
@@ -84,11 +79,11 @@ def is_ours(path: Path) -> bool:
         return False
 
 
-def install(ws: Workspace) -> HooksReport:
-    report = HooksReport()
+def install(ws: Workspace) -> SetupReport:
+    report = SetupReport()
     folder = hooks_dir(ws)
     folder.mkdir(parents=True, exist_ok=True)
-    for name in (*REFRESH_HOOKS, CHECK_HOOK):
+    for name in ALL_HOOKS:
         hook = folder / name
         if is_ours(hook):
             report.unchanged.append(name)
@@ -104,10 +99,10 @@ def install(ws: Workspace) -> HooksReport:
     return report
 
 
-def uninstall(ws: Workspace) -> HooksReport:
-    report = HooksReport()
+def uninstall(ws: Workspace) -> SetupReport:
+    report = SetupReport()
     folder = hooks_dir(ws)
-    for name in (*REFRESH_HOOKS, CHECK_HOOK):
+    for name in ALL_HOOKS:
         hook, chained = folder / name, folder / (name + CHAINED_SUFFIX)
         if not is_ours(hook):
             report.unchanged.append(name)
@@ -118,3 +113,34 @@ def uninstall(ws: Workspace) -> HooksReport:
             hook.unlink()
         report.changed.append(name)
     return report
+
+
+class Git(Integration):
+    name = "git"
+    summary = "git hooks: refresh the index on checkout/merge/rewrite, `check` before commit"
+    installs = True
+
+    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+        return install(ws)
+
+    def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+        return uninstall(ws)
+
+    def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
+        try:
+            folder = hooks_dir(ws)
+        except OrbitError:
+            return [Check("git hooks", "skip", "not a git repository (or git is not installed)")]
+        missing = [name for name in ALL_HOOKS if not is_ours(folder / name)]
+        if missing:
+            return [
+                Check(
+                    "git hooks",
+                    "warn",
+                    f"not installed: {', '.join(missing)}; run `orbit hooks install`",
+                )
+            ]
+        return [Check("git hooks", "ok", f"{', '.join(ALL_HOOKS)} call orbit")]
+
+
+INTEGRATION = Git()

@@ -9,11 +9,11 @@ exactly what we wrote.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.integrations.base import SetupReport
 from orbit_learnings.store.fileops import atomic_write_text
 
 HOOK_COMMAND = "orbit hook claude-code"
@@ -72,12 +72,6 @@ as narrow as the lesson.
 """
 
 
-@dataclass
-class SetupReport:
-    changed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-
-
 def _load_settings(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
@@ -97,14 +91,19 @@ def _our_entries(group: dict[str, Any], command: str) -> list[dict[str, Any]]:
     return [h for h in hooks or [] if isinstance(h, dict) and h.get("command") == command]
 
 
-def hook_entry_present(root: Path, command: str = HOOK_COMMAND) -> bool:
-    settings = _load_settings(root / SETTINGS)
-    groups = (
-        settings.get("hooks", {}).get("PreToolUse", [])
-        if isinstance(settings.get("hooks"), dict)
-        else []
-    )
-    return any(_our_entries(g, command) for g in groups if isinstance(g, dict))
+def hook_commands(root: Path) -> list[str]:
+    """Commands of PreToolUse entries that run orbit; ValueError if the file is not JSON."""
+    path = root / SETTINGS
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+    return [
+        str(hook.get("command", ""))
+        for group in groups or []
+        if isinstance(group, dict)
+        for hook in group.get("hooks", []) or []
+        if isinstance(hook, dict) and "orbit" in str(hook.get("command", ""))
+    ]
 
 
 def install(root: Path, command: str = HOOK_COMMAND) -> SetupReport:

@@ -1,4 +1,4 @@
-"""`orbit learning ...` commands, plus `orbit init` and the unified `orbit search`.
+"""The record commands: `init`, and `learning add|list|show|update|supersede|upvote`.
 
 Each command parses its options, calls one core function, and renders.
 """
@@ -11,11 +11,18 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli.options import JsonFlag
+from orbit_learnings.cli.options import (
+    EvidenceOpt,
+    JsonFlag,
+    LevelOpt,
+    LimitOpt,
+    PathOpt,
+    StatusOpt,
+    TagOpt,
+)
 from orbit_learnings.cli.output import (
     emit_json,
     info,
-    render_hits,
     render_record,
     warn,
     warn_problems,
@@ -26,34 +33,6 @@ from orbit_learnings.core.model import Evidence, parse_evidence
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import setup
-
-app = typer.Typer(
-    help="Add, find and curate project learnings.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-
-PathOpt = Annotated[
-    list[str] | None,
-    typer.Option("--path", "-p", help="A file, folder or glob (repeatable).", metavar="PATH"),
-]
-TagOpt = Annotated[
-    list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).", metavar="TAG")
-]
-StatusOpt = Annotated[
-    str,
-    typer.Option("--status", help="active, superseded, archived or all.", metavar="STATUS"),
-]
-LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most N results.")]
-LevelOpt = Annotated[
-    str, typer.Option("--level", help="project, user (your personal store) or all.")
-]
-EvidenceOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--evidence", "-e", help="task=ID or commit=SHA (repeatable).", metavar="KIND=REF"
-    ),
-]
 
 
 def _evidence(values: list[str] | None) -> list[Evidence]:
@@ -117,7 +96,6 @@ def init_command(
         info(f"Already initialised: {report.root / '.orbit'}")
 
 
-@app.command("add")
 def add_command(
     summary: Annotated[str, typer.Option("--summary", "-s", help="One-line lesson (required).")],
     path: PathOpt = None,
@@ -197,7 +175,6 @@ def add_command(
         info(added.learning.id)
 
 
-@app.command("list")
 def list_command(
     status: StatusOpt = "active",
     tag: TagOpt = None,
@@ -218,7 +195,6 @@ def list_command(
     do_list(STATE.workspace(), path or [], tag or [], status, limit, json_out, level)
 
 
-@app.command("show")
 def show_command(
     learning_id: Annotated[str, typer.Argument(metavar="ID", help="Learning ID, e.g. L-0001.")],
     json_out: JsonFlag = False,
@@ -237,7 +213,6 @@ def show_command(
         render_record(detail.record)
 
 
-@app.command("update")
 def update_command(
     learning_id: Annotated[str, typer.Argument(metavar="ID")],
     summary: Annotated[str | None, typer.Option("--summary", "-s")] = None,
@@ -279,7 +254,6 @@ def update_command(
         info(f"Updated {learning.id}")
 
 
-@app.command("supersede")
 def supersede_command(
     old_id: Annotated[str, typer.Argument(metavar="OLD")],
     new_id: Annotated[
@@ -303,7 +277,6 @@ def supersede_command(
         info(f"{old.id} is now superseded by {new.id}")
 
 
-@app.command("upvote")
 def upvote_command(
     learning_id: Annotated[
         str, typer.Option("--id", metavar="ID", help="The learning to re-validate.")
@@ -325,213 +298,3 @@ def upvote_command(
         emit_json(summary.to_dict())
     else:
         info(f"{summary.learning_id}: {summary.vote_count} vote(s)")
-
-
-ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show each score component.")]
-MinConfidenceOpt = Annotated[
-    float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
-]
-
-
-@app.command("search")
-def search_command(
-    text: Annotated[list[str], typer.Argument(metavar="TEXT...", help="Words to look for.")],
-    tag: TagOpt = None,
-    status: StatusOpt = "active",
-    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
-    explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
-    level: LevelOpt = "all",
-    json_out: JsonFlag = False,
-) -> None:
-    """Full-text search over summaries, bodies and tags.
-
-    \b
-    Example:
-      orbit learning search "flaky test retry" --limit 5
-    """
-    result = queries.search_text(
-        STATE.workspace(),
-        " ".join(text),
-        tags=tag or [],
-        status=status,
-        include_all=all_statuses,
-        limit=limit,
-        explain=explain,
-        min_confidence=min_confidence,
-        level=level,
-    )
-    warn_problems(result.warnings)
-    if json_out:
-        emit_json(result.to_dict())
-        return
-    render_hits(result.hits, show_score=True)
-    if explain:
-        for hit in result.hits:
-            info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
-
-
-def unified_search_command(
-    words: Annotated[list[str], typer.Argument(metavar="TEXT... | path PATH")],
-    kind: Annotated[
-        str, typer.Option("--kind", help="What to search; only 'learning' exists.")
-    ] = "learning",
-    tag: TagOpt = None,
-    status: StatusOpt = "active",
-    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
-    explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
-    level: LevelOpt = "all",
-    json_out: JsonFlag = False,
-) -> None:
-    """Search learnings by text, or by path with `orbit search path PATH`.
-
-    \b
-    Examples:
-      orbit search "migration lock" --kind learning
-      orbit search path src/db/migrate.py --kind learning
-    """
-    if kind != "learning":
-        raise UsageError(f"unknown --kind {kind!r}; only 'learning' is searchable")
-    if len(words) >= 2 and words[0] == "path":
-        statuses = "all" if all_statuses else status
-        ws = STATE.workspace()
-        result = queries.list_learnings(
-            ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit, level=level
-        )
-        warn_problems(result.warnings)
-        if json_out:
-            emit_json(result.to_dict())
-        else:
-            render_hits(result.hits)
-        return
-    search_command(  # text search is `orbit learning search`, option for option
-        words,
-        tag=tag,
-        status=status,
-        all_statuses=all_statuses,
-        limit=limit,
-        explain=explain,
-        min_confidence=min_confidence,
-        level=level,
-        json_out=json_out,
-    )
-
-
-@app.command("sync")
-def sync_command(json_out: JsonFlag = False) -> None:
-    """Rebuild the index from the files, failing on any invalid record or vote row.
-
-    \b
-    Example:
-      orbit learning sync
-    """
-    from orbit_learnings.index.build import sync
-
-    report = sync(STATE.workspace())
-    if json_out:
-        emit_json(report.to_dict())
-        return
-    statuses = ", ".join(f"{n} {s}" for s, n in sorted(report.by_status.items())) or "empty"
-    info(
-        f"Indexed {report.learnings} learning(s) ({statuses}), "
-        f"{report.votes} vote(s) in {report.seconds:.2f}s"
-    )
-
-
-@app.command("migrate-layout")
-def migrate_layout_command(json_out: JsonFlag = False) -> None:
-    """Move legacy flat files (.orbit/learnings/<id>.yaml) into bundles. One-way, idempotent.
-
-    \b
-    Example:
-      orbit learning migrate-layout
-    """
-    moves = setup.migrate_layout(STATE.workspace())
-    if json_out:
-        emit_json({"moved": [{"from": m.source, "to": m.destination} for m in moves]})
-        return
-    for move in moves:
-        info(f"moved {move.source} -> {move.destination}")
-    info(
-        f"Moved {len(moves)} file(s)."
-        if moves
-        else "Nothing to migrate: the store already uses bundles."
-    )
-
-
-@app.command("refresh")
-def refresh_command(
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
-) -> None:
-    """Bring the index up to date with the files, as every read does (git hooks call this).
-
-    Unlike `sync` it never fails on a bad record: it skips it with a warning.
-
-    \b
-    Example:
-      orbit learning refresh
-    """
-    from orbit_learnings.index import reads
-    from orbit_learnings.index.build import open_fresh
-
-    with open_fresh(STATE.workspace()) as fresh:
-        count = reads.count(fresh.conn)
-        warnings = fresh.warnings
-    if not quiet:
-        warn_problems(warnings)
-        info(f"Index fresh: {count} learning(s)")
-
-
-@app.command("feedback")
-def feedback_command(
-    learning_id: Annotated[str | None, typer.Argument(metavar="[ID]")] = None,
-    helpful: Annotated[
-        bool | None, typer.Option("--helpful/--not-helpful", help="Was it helpful in this task?")
-    ] = None,
-    task: Annotated[str, typer.Option("--task", help="The task (required).")] = "",
-    model_name: Annotated[str | None, typer.Option("--model", "-m", help="Agent family.")] = None,
-    from_output: Annotated[
-        Path | None,
-        typer.Option("--from-output", help="Record LEARNING_HELPFUL/NOT_HELPFUL markers in FILE."),
-    ] = None,
-    json_out: JsonFlag = False,
-) -> None:
-    """Say whether a learning helped in a task; confidence is derived from these answers.
-
-    \b
-    Examples:
-      orbit learning feedback L-0003 --helpful --task ORB-120 --model claude
-      orbit learning feedback --from-output agent-log.txt --task ORB-120
-    """
-    from orbit_learnings.store import feedback
-
-    ws = STATE.workspace()
-    if from_output is not None:
-        if learning_id is not None or helpful is not None:
-            raise UsageError(
-                "--from-output reads the verdicts from the file: drop ID and --helpful"
-            )
-        try:
-            text = from_output.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise UsageError(f"cannot read {from_output}: {exc.strerror}") from None
-        report = feedback.record_from_output(ws, text, task, model_name)
-        for unknown in report.unknown:
-            warn(f"{from_output}: no learning {unknown}; marker skipped")
-        if json_out:
-            emit_json({"recorded": report.recorded, "unknown": report.unknown})
-        else:
-            info(f"Recorded {len(report.recorded)} verdict(s).")
-        return
-    if learning_id is None or helpful is None:
-        raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
-    confidence = feedback.record(
-        STATE.workspace_for(learning_id), learning_id.strip(), helpful, task, model_name
-    )
-    if json_out:
-        emit_json({"learning_id": learning_id, **confidence.to_dict()})
-    else:
-        info(f"{learning_id}: confidence {confidence.confidence:.2f}")

@@ -7,8 +7,14 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli.options import JsonFlag
-from orbit_learnings.cli.output import emit_json, info, is_terminal
+from orbit_learnings.cli.options import (
+    JsonFlag,
+)
+from orbit_learnings.cli.output import (
+    emit_json,
+    info,
+    is_terminal,
+)
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 

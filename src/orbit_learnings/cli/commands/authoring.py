@@ -6,15 +6,14 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli.options import JsonFlag
-from orbit_learnings.cli.output import emit_json, info
-from orbit_learnings.cli.state import STATE
-
-drafts_app = typer.Typer(
-    help="Review drafts proposed by `orbit learning extract`.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
+from orbit_learnings.cli.options import (
+    JsonFlag,
 )
+from orbit_learnings.cli.output import (
+    emit_json,
+    info,
+)
+from orbit_learnings.cli.state import STATE
 
 
 def extract_command(
@@ -43,7 +42,6 @@ def extract_command(
     info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
 
 
-@drafts_app.command("list")
 def drafts_list_command(json_out: JsonFlag = False) -> None:
     """List drafts awaiting review.
 
@@ -63,7 +61,6 @@ def drafts_list_command(json_out: JsonFlag = False) -> None:
         info(f"{record['id']}\t{record['detector']}\t{record['confidence']}\t{record['summary']}")
 
 
-@drafts_app.command("show")
 def drafts_show_command(
     draft_id: Annotated[str, typer.Argument(metavar="ID")], json_out: JsonFlag = False
 ) -> None:
@@ -89,7 +86,6 @@ def drafts_show_command(
     info(str(record["body"]))
 
 
-@drafts_app.command("accept")
 def drafts_accept_command(
     draft_id: Annotated[str, typer.Argument(metavar="ID")],
     summary: Annotated[
@@ -121,7 +117,6 @@ def drafts_accept_command(
         info(f"{draft_id} accepted as {learning_id}")
 
 
-@drafts_app.command("reject")
 def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
     """Discard a draft.
 

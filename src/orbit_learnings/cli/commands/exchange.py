@@ -1,4 +1,4 @@
-"""Moving learnings between tools: `context`, `export`, `import`, `embed`."""
+"""Moving learnings between tools: `learning context`, `export`, `import`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,13 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli.options import JsonFlag
-from orbit_learnings.cli.output import emit_json, info, warn
+from orbit_learnings.cli.options import (
+    JsonFlag,
+)
+from orbit_learnings.cli.output import (
+    emit_json,
+    info,
+)
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 
@@ -125,38 +130,3 @@ def import_command(
         info(f"{c.source}:{c.line}\t{state}\t[{scope}] {c.summary}")
     if not apply and any(not c.duplicate_of for c in plan.candidates):
         info("Dry run: nothing written. Re-run with --apply to create them.")
-
-
-def embed_command(json_out: JsonFlag = False) -> None:
-    """Compute local embeddings for semantic search (needs the optional `semantic` extra).
-
-    Vectors are cached in the index (never in git), keyed by the learning's text;
-    re-running only embeds what changed.
-
-    \b
-    Example:
-      pip install 'orbit-learnings[semantic]' && orbit learning embed
-    """
-    from orbit_learnings.index import vectors
-    from orbit_learnings.index.build import open_fresh
-    from orbit_learnings.retrieval import semantic
-
-    if not semantic.available():
-        warn("no embedding model is installed; search uses BM25 only")
-    semantic.require()
-    with open_fresh(STATE.workspace()) as fresh:
-        todo = len(vectors.missing(fresh.conn))
-        if json_out or not sys.stderr.isatty():
-            count = semantic.embed(fresh.conn)
-        else:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as bar:
-                task = bar.add_task("embedding learnings", total=todo)
-                count = semantic.embed(
-                    fresh.conn, lambda done, total: bar.update(task, completed=done)
-                )
-    if json_out:
-        emit_json({"embedded": count})
-    else:
-        info(f"Embedded {count} learning(s); semantic search is on.")

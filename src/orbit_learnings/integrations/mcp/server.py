@@ -1,7 +1,7 @@
 """Layer 2: `orbit mcp`, an MCP server over stdio on the official `mcp` SDK.
 
 Tools mirror spec 5.2 and call the same core functions as the CLI. Results
-that mention files carry the learnings sidecar (see `sidecar.py`), in the
+that mention files carry the learnings sidecar (see `push/sidecar.py`), in the
 structured result and, because some clients forward only text, in the text
 content too (the SDK renders the same JSON there).
 

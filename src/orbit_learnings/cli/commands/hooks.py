@@ -1,0 +1,93 @@
+"""`orbit hook NAME` (what an agent runs) and `orbit hooks install|uninstall [NAME...]`.
+
+Both iterate the integration registry: a new agent's hook and installer appear here
+without a line of this module changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from orbit_learnings import integrations
+from orbit_learnings.cli import hot
+from orbit_learnings.cli.output import info
+from orbit_learnings.cli.state import STATE
+from orbit_learnings.integrations.base import Integration
+
+CLAUDE = "claude-code"
+NamesArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[NAME]...",
+        help=f"Integrations: {', '.join(integrations.REGISTRY)} (default: git).",
+        show_default=False,
+    ),
+]
+ClaudeFlag = Annotated[bool, typer.Option("--claude", help=f"Shorthand for NAME {CLAUDE}.")]
+CommandOpt = Annotated[
+    str | None,
+    typer.Option("--command", help="The command the agent runs (default: orbit hook NAME)."),
+]
+
+
+def hook_command_for(integration: Integration) -> Callable[..., None]:
+    """The Typer command behind `orbit hook NAME`; its flags pass through to the hook."""
+
+    def command(ctx: typer.Context) -> None:
+        raise typer.Exit(hot.do_hook(integration.name, STATE.root, list(ctx.args)))
+
+    command.__doc__ = integration.hook_help or integration.summary
+    return command
+
+
+def _chosen(names: list[str] | None, *, claude: bool) -> list[Integration]:
+    wanted = [*(names or []), *([CLAUDE] if claude else [])] or ["git"]
+    return [integrations.get(name) for name in dict.fromkeys(wanted)]
+
+
+def _run(names: list[str] | None, *, claude: bool, command: str | None, install: bool) -> None:
+    """One body for install and uninstall, for any integration that installs."""
+    from orbit_learnings.core.errors import UsageError
+
+    ws = STATE.workspace()
+    chosen = _chosen(names, claude=claude)
+    for integration in chosen:
+        if not integration.installs:
+            raise UsageError(f"{integration.name} has nothing to install")
+    for integration in chosen:
+        action = integration.install if install else integration.uninstall
+        report = action(ws, command=command)
+        for item in report.changed:
+            info(f"{'installed' if install else 'removed'} {item}")
+        for item in report.unchanged:
+            info(f"{'already there' if install else 'left alone'}: {item}")
+
+
+def hooks_install_command(
+    names: NamesArg = None, claude: ClaudeFlag = False, command: CommandOpt = None
+) -> None:
+    """Install hooks. Existing hooks are chained, never overwritten; running twice adds nothing.
+
+    \b
+    Examples:
+      orbit hooks install                # git: post-merge, post-checkout, post-rewrite, pre-commit
+      orbit hooks install claude-code    # .claude/settings.json entry + the orbit-learnings skill
+      orbit hooks install --claude       # the same
+    """
+    _run(names, claude=claude, command=command, install=True)
+
+
+def hooks_uninstall_command(
+    names: NamesArg = None, claude: ClaudeFlag = False, command: CommandOpt = None
+) -> None:
+    """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
+
+    \b
+    Examples:
+      orbit hooks uninstall
+      orbit hooks uninstall claude-code
+    """
+    _run(names, claude=claude, command=command, install=False)
