@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -39,4 +40,18 @@ ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show each score com
 
 MinConfidenceOpt = Annotated[
     float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
+]
+SpecScopeOpt = Annotated[
+    list[str] | None, typer.Option("--scope", help="paths=a,b or tags=x,y (spec form).")
+]
+BodyOpt = Annotated[str | None, typer.Option("--body", "-b", help="Longer explanation (markdown).")]
+BodyFileOpt = Annotated[
+    Path | None, typer.Option("--body-file", help="Read the body from FILE ('-' for stdin).")
+]
+CreatedByOpt = Annotated[
+    str | None,
+    typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user)."),
+]
+AddLevelOpt = Annotated[
+    str, typer.Option("--level", help="project (default) or user: your personal store.")
 ]

@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from orbit_learnings.core.model import Learning
+
 
 class Loaded:
     """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
@@ -140,70 +142,68 @@ def delete_folder(conn: sqlite3.Connection, folder: str) -> None:
 
 
 def insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
-    from orbit_learnings.core.globs import InvalidGlob, compile_glob
-
+    """Every row of one bundle: its file signature, the record and its scope, votes, text."""
     conn.execute(
         "INSERT INTO files VALUES (?, ?, ?)",
         (loaded.folder, signature, loaded.votes_signature[1]),
     )
     problems = list(loaded.problems)
-    record = loaded.record
-    if record is not None:
-        compiled = []
-        for glob in record.paths:
-            try:
-                compiled.append(compile_glob(glob))
-            except InvalidGlob as exc:
-                problems.append(
-                    Problem(
-                        bundle_display(record.id),
-                        1,
-                        exc.message,
-                        record.id,
-                        "glob",
-                    )
-                )
-        payload = record.to_dict()
-        payload["extra"] = _jsonable(dict(record.extra))
-        rowid = conn.execute(
-            "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                record.id,
-                record.status,
-                record.status,
-                json.dumps(list(record.paths)),
-                json.dumps(list(record.tags)),
-                record.summary,
-                record.body,
-                record.priority,
-                record.created_at,
-                record.updated_at,
-                record.supersedes,
-                record.superseded_by,
-                record.superseded_by,
-                json.dumps(payload),
-            ),
-        ).lastrowid
-        conn.executemany(
-            "INSERT INTO globs VALUES (?,?,?,?,?)",
-            [(record.id, c.glob, c.regex, c.anchor, c.sql_glob) for c in compiled],
-        )
-        conn.executemany(
-            "INSERT INTO tags VALUES (?,?,?)", [(record.id, t, t.casefold()) for t in record.tags]
-        )
-        conn.executemany(
-            "INSERT INTO votes VALUES (?,?,?,?)",
-            [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in loaded.votes],
-        )
-        for table in ("learnings_fts", "learnings_trigram"):
-            conn.execute(
-                f"INSERT INTO {table} (rowid, id, summary, body, tags) VALUES (?,?,?,?,?)",
-                (rowid, record.id, record.summary, record.body, " ".join(record.tags)),
-            )
+    if loaded.record is not None:
+        problems += _insert_record(conn, loaded.record, loaded.votes)
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],
     )
+
+
+def _insert_record(conn: sqlite3.Connection, record: Learning, votes: list[Any]) -> list[Problem]:
+    """The record's rows; a glob that does not compile is skipped and reported."""
+    from orbit_learnings.core.globs import InvalidGlob, compile_glob
+
+    compiled, problems = [], []
+    for glob in record.paths:
+        try:
+            compiled.append(compile_glob(glob))
+        except InvalidGlob as exc:
+            problems.append(Problem(bundle_display(record.id), 1, exc.message, record.id, "glob"))
+    payload = record.to_dict()
+    payload["extra"] = _jsonable(dict(record.extra))
+    rowid = conn.execute(
+        "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            record.id,
+            record.status,
+            record.status,
+            json.dumps(list(record.paths)),
+            json.dumps(list(record.tags)),
+            record.summary,
+            record.body,
+            record.priority,
+            record.created_at,
+            record.updated_at,
+            record.supersedes,
+            record.superseded_by,
+            record.superseded_by,
+            json.dumps(payload),
+        ),
+    ).lastrowid
+    conn.executemany(
+        "INSERT INTO globs VALUES (?,?,?,?,?)",
+        [(record.id, c.glob, c.regex, c.anchor, c.sql_glob) for c in compiled],
+    )
+    conn.executemany(
+        "INSERT INTO tags VALUES (?,?,?)", [(record.id, t, t.casefold()) for t in record.tags]
+    )
+    conn.executemany(
+        "INSERT INTO votes VALUES (?,?,?,?)",
+        [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes],
+    )
+    for table in ("learnings_fts", "learnings_trigram"):
+        conn.execute(
+            f"INSERT INTO {table} (rowid, id, summary, body, tags) VALUES (?,?,?,?,?)",
+            (rowid, record.id, record.summary, record.body, " ".join(record.tags)),
+        )
+    return problems
 
 
 def _jsonable(value: Any) -> Any:

@@ -12,11 +12,16 @@ from typing import Annotated
 import typer
 
 from orbit_learnings.cli.options import (
+    AddLevelOpt,
+    BodyFileOpt,
+    BodyOpt,
+    CreatedByOpt,
     EvidenceOpt,
     JsonFlag,
     LevelOpt,
     LimitOpt,
     PathOpt,
+    SpecScopeOpt,
     StatusOpt,
     TagOpt,
 )
@@ -33,6 +38,7 @@ from orbit_learnings.core.model import Evidence, parse_evidence
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import setup
+from orbit_learnings.store.workspace import Workspace
 
 
 def _evidence(values: list[str] | None) -> list[Evidence]:
@@ -68,6 +74,19 @@ def _body(body: str | None, body_file: Path | None) -> str | None:
         raise UsageError(f"cannot read --body-file {body_file}: {exc.strerror}") from None
 
 
+def _store_for_new(level: str) -> Workspace:
+    """The store a new learning goes to: the project's, or the personal one (made if need be)."""
+    if level not in ("project", "user"):
+        raise UsageError(f"unknown --level {level!r}; choose project or user")
+    if level == "project":
+        return STATE.workspace()
+    from orbit_learnings.store.levels import user_workspace
+
+    ws = user_workspace(create=True)
+    assert ws is not None
+    return ws
+
+
 def init_command(
     skill: Annotated[
         bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
@@ -100,27 +119,16 @@ def add_command(
     summary: Annotated[str, typer.Option("--summary", "-s", help="One-line lesson (required).")],
     path: PathOpt = None,
     tag: TagOpt = None,
-    scope: Annotated[
-        list[str] | None, typer.Option("--scope", help="paths=a,b or tags=x,y (spec form).")
-    ] = None,
-    body: Annotated[
-        str | None, typer.Option("--body", "-b", help="Longer explanation (markdown).")
-    ] = None,
-    body_file: Annotated[
-        Path | None, typer.Option("--body-file", help="Read the body from FILE ('-' for stdin).")
-    ] = None,
+    scope: SpecScopeOpt = None,
+    body: BodyOpt = None,
+    body_file: BodyFileOpt = None,
     evidence: EvidenceOpt = None,
     priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
-    created_by: Annotated[
-        str | None,
-        typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user)."),
-    ] = None,
+    created_by: CreatedByOpt = None,
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
     ] = False,
-    level: Annotated[
-        str, typer.Option("--level", help="project (default) or user: your personal store.")
-    ] = "project",
+    level: AddLevelOpt = "project",
     json_out: JsonFlag = False,
 ) -> None:
     """Record a new learning and print its ID.
@@ -137,15 +145,7 @@ def add_command(
     from orbit_learnings.core.scope import Scope
     from orbit_learnings.curation.adding import add_learning
 
-    if level not in ("project", "user"):
-        raise UsageError(f"unknown --level {level!r}; choose project or user")
-    if level == "user":
-        from orbit_learnings.store.levels import user_workspace
-
-        ws = user_workspace(create=True)
-        assert ws is not None
-    else:
-        ws = STATE.workspace()
+    ws = _store_for_new(level)
     scope_paths, scope_tags = _scope(scope)
     new = store.NewLearning(
         summary=summary,

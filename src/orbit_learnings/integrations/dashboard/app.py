@@ -24,7 +24,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
-from orbit_learnings.core.ids import STATUS_CHOICES, is_learning_id
+from orbit_learnings.core.ids import EXAMPLE_ID, STATUS_CHOICES, STATUSES, is_learning_id
+from orbit_learnings.core.results import Hit
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -72,73 +73,64 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 
 
 def build_app(ws: Workspace, token: str) -> Starlette:
-    stale_cache = StaleCache(ws)
+    api = Api(ws, token)
+    routes = [
+        Route("/", page),
+        Route("/api/learnings", api.list_learnings),
+        Route("/api/learnings/{learning_id}", api.show),
+        Route("/api/learnings/{learning_id}/supersede", api.supersede, methods=["POST"]),
+        Route("/openapi.json", openapi),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
 
-    def row(
-        hit: queries.Hit, confidence: dict[str, Any], stale: dict[str, list[str]]
-    ) -> dict[str, Any]:
-        data = hit.to_dict()
-        data["confidence"] = confidence[hit.id].confidence
-        data["stale"] = stale.get(hit.id, [])
-        return data
 
-    def stats() -> tuple[dict[str, Any], dict[str, list[str]]]:
+class Api:
+    """The JSON endpoints for one workspace; every answer comes from the shared read paths."""
+
+    def __init__(self, ws: Workspace, token: str) -> None:
+        self.ws = ws
+        self.token = token
+        self.stale_cache = StaleCache(ws)
+
+    def stats(self) -> tuple[dict[str, Any], dict[str, list[str]]]:
         """Store-wide figures and stale reasons by id; one index open serves both (its
         quick number keys the staleness cache)."""
         from orbit_learnings.index import reads
         from orbit_learnings.index.build import open_fresh
 
-        with open_fresh(ws) as fresh:
+        with open_fresh(self.ws) as fresh:
             counts = reads.counts_by_status(fresh.conn)
             meta = reads.meta_values(fresh.conn, "last_indexed", "quick")
             tags = reads.active_tags(fresh.conn)
-        stale = stale_cache.get(meta["quick"] or None)  # "" while files are too young to trust
+        stale = self.stale_cache.get(meta["quick"] or None)  # "" while files are too young
         overview = {
             "total": sum(counts.values()),
-            "active": counts.get("active", 0),
-            "superseded": counts.get("superseded", 0),
-            "archived": counts.get("archived", 0),
+            **{status: counts.get(status, 0) for status in STATUSES},
             "stale": len(stale),
             "last_indexed": meta["last_indexed"],
             "tags": tags,
         }
         return overview, stale
 
-    async def list_learnings(request: Request) -> Response:
+    async def list_learnings(self, request: Request) -> Response:
         from orbit_learnings.store.feedback import confidence_for
 
-        params = request.query_params
-        status = params.get("status") or "active"
-        if status not in STATUS_CHOICES:
-            raise HTTPException(400, f"status must be one of {', '.join(STATUS_CHOICES)}")
         limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
         offset = _int_param(request, "offset", 0, 0, 10**9)
-        tags = [t for t in params.getlist("tag") if t.strip()]
-        scope = (params.get("scope") or "").strip()
-        text = (params.get("q") or "").strip()
         try:
-            if text:
-                hits = queries.search_text(ws, text, tags=tags, status=status, limit=None).hits
-                if scope:
-                    in_scope = {
-                        h.id
-                        for h in queries.list_learnings(
-                            ws, paths=[scope], status=status, cwd=ws.root_dir
-                        ).hits
-                    }
-                    hits = [h for h in hits if h.id in in_scope]
-            else:
-                hits = queries.list_learnings(
-                    ws, paths=[scope] if scope else [], tags=tags, status=status, cwd=ws.root_dir
-                ).hits
+            hits = _matching_hits(self.ws, request)
         except OrbitError as exc:
             raise HTTPException(400, exc.message) from None
         page = hits[offset : offset + limit]
-        confidence = confidence_for(ws, [h.id for h in page])
-        overview, stale = stats()
+        confidence = confidence_for(self.ws, [h.id for h in page])
+        overview, stale = self.stats()
+        rows = [
+            {**h.to_dict(), "confidence": confidence[h.id].confidence, "stale": stale.get(h.id, [])}
+            for h in page
+        ]
         return JSONResponse(
             {
-                "results": [row(h, confidence, stale) for h in page],
+                "results": rows,
                 "matching": len(hits),
                 "offset": offset,
                 "limit": limit,
@@ -146,74 +138,97 @@ def build_app(ws: Workspace, token: str) -> Starlette:
             }
         )
 
-    async def show(request: Request) -> Response:
+    async def show(self, request: Request) -> Response:
         learning_id = request.path_params["learning_id"]
         if not is_learning_id(learning_id):
             return _error(404, f"no learning {learning_id}")
         try:
-            record = queries.show_learning(ws, learning_id).record
+            record = queries.show_learning(self.ws, learning_id).record
         except NotFound as exc:
             return _error(404, exc.message)
-        record["stale"] = stale_cache.get().get(learning_id, [])
+        record["stale"] = self.stale_cache.get().get(learning_id, [])
         return JSONResponse(record)
 
-    async def supersede(request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
-            return _error(403, "cross-origin requests may not change the store")
-        if request.headers.get("sec-fetch-site") not in (None, "same-origin", "none"):
-            return _error(403, "cross-site requests may not change the store")
-        given = request.headers.get(TOKEN_HEADER, "")
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            return _error(
-                401, f"missing or wrong {TOKEN_HEADER}; use the token `orbit dashboard` printed"
-            )
+    async def supersede(self, request: Request) -> Response:
+        refused = _refuse_write(request, self.token)
+        if refused is not None:
+            return refused
         try:
             body = json.loads(await request.body() or b"null")
         except ValueError:
-            return _error(400, 'body must be JSON like {"by": "L-0042"}')
+            body = None
         new_id = body.get("by") if isinstance(body, dict) else None
         if not isinstance(new_id, str) or not new_id.strip():
-            return _error(400, 'body must be JSON like {"by": "L-0042"}')
+            return _error(400, f'body must be JSON like {{"by": "{EXAMPLE_ID}"}}')
         old_id = request.path_params["learning_id"]
         try:
-            old, new = store.supersede(ws, old_id, new_id.strip())
+            old, new = store.supersede(self.ws, old_id, new_id.strip())
         except NotFound as exc:
             return _error(404, exc.message)
-        except (UsageError, OrbitError) as exc:
-            return _error(409 if not isinstance(exc, UsageError) else 400, exc.message)
+        except OrbitError as exc:
+            return _error(400 if isinstance(exc, UsageError) else 409, exc.message)
         return JSONResponse({"old": old.to_dict(), "new": new.to_dict()})
 
-    async def page(request: Request) -> Response:
-        html = (
-            resources.files("orbit_learnings.integrations.dashboard")
-            .joinpath("dashboard.html")
-            .read_text("utf-8")
+
+def _matching_hits(ws: Workspace, request: Request) -> list[Hit]:
+    """The list page's rows: text search when `q` is given, else the scope lookup."""
+    params = request.query_params
+    status = params.get("status") or "active"
+    if status not in STATUS_CHOICES:
+        raise HTTPException(400, f"status must be one of {', '.join(STATUS_CHOICES)}")
+    tags = [t for t in params.getlist("tag") if t.strip()]
+    scope = (params.get("scope") or "").strip()
+    text = (params.get("q") or "").strip()
+    if not text:
+        return queries.list_learnings(
+            ws, paths=[scope] if scope else [], tags=tags, status=status, cwd=ws.root_dir
+        ).hits
+    hits = queries.search_text(ws, text, tags=tags, status=status, limit=None).hits
+    if scope:
+        listed = queries.list_learnings(ws, paths=[scope], status=status, cwd=ws.root_dir)
+        in_scope = {h.id for h in listed.hits}
+        hits = [h for h in hits if h.id in in_scope]
+    return hits
+
+
+def _refuse_write(request: Request, token: str) -> Response | None:
+    """Writes need the same origin and the token `orbit dashboard` printed."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        return _error(403, "cross-origin requests may not change the store")
+    if request.headers.get("sec-fetch-site") not in (None, "same-origin", "none"):
+        return _error(403, "cross-site requests may not change the store")
+    given = request.headers.get(TOKEN_HEADER, "")
+    if not hmac.compare_digest(given.encode(), token.encode()):
+        return _error(
+            401, f"missing or wrong {TOKEN_HEADER}; use the token `orbit dashboard` printed"
         )
-        return HTMLResponse(
-            html,
-            headers={
-                "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
-                "style-src 'self' 'unsafe-inline'; img-src 'self' data:",
-                "X-Content-Type-Options": "nosniff",
-            },
-        )
+    return None
 
-    async def openapi(request: Request) -> Response:
-        return JSONResponse(OPENAPI)
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return _error(exc.status_code, str(exc.detail))
+async def page(request: Request) -> Response:
+    html = (
+        resources.files("orbit_learnings.integrations.dashboard")
+        .joinpath("dashboard.html")
+        .read_text("utf-8")
+    )
+    return HTMLResponse(
+        html,
+        headers={
+            "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
 
-    routes = [
-        Route("/", page),
-        Route("/api/learnings", list_learnings),
-        Route("/api/learnings/{learning_id}", show),
-        Route("/api/learnings/{learning_id}/supersede", supersede, methods=["POST"]),
-        Route("/openapi.json", openapi),
-    ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(OPENAPI)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error(exc.status_code, str(exc.detail))
 
 
 def new_token() -> str:
