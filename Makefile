@@ -24,11 +24,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests scripts
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) $(DEMO) .pytest_cache .ruff_cache

@@ -203,7 +203,7 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
                 lambda: queries.lookup(fresh.conn, [], ["security"], active), repeats
             )
         result["list_path_end_to_end"] = timed(
-            lambda: queries.list_learnings(ws, paths=[match]), repeats
+            lambda: queries.list_learnings(ws, Scope([match])), repeats
         )
         result["text_search"] = timed(
             lambda: queries.search_text(ws, "retries billing", limit=10), repeats

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
 from orbit_learnings.store.workspace import find_workspace
 
@@ -29,8 +30,7 @@ def search_learnings(
     ws = find_workspace(root)
     chosen = inject.select(
         ws,
-        paths=paths,
-        tags=tags,
+        Scope(paths, tags),
         limit=limit,
         session_id=inject.session_from_env(session_id),
         max_tokens=max_tokens,

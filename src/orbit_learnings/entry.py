@@ -14,6 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the lean path must not import typing machinery
+    from collections.abc import Callable
+
 _FALLBACK = None
 
 
@@ -66,15 +70,17 @@ def _lean(args: list[str]) -> int | None:
         # Whatever the arguments, a hook answers and exits 0.
         return do_hook(command[1], root, options)
     if command == ["learning", "list"]:
-        parsed = _parse(options, valued=_LIST_OPTIONS, flags={"--json": "json"})
-        if parsed is None or not (parsed.get("json") or not sys.stdout.isatty()):
+        listing = _parse(options, valued=_LIST_OPTIONS, flags={"--json": "json"})
+        if listing is None or not (listing.get("json") or not sys.stdout.isatty()):
             return _FALLBACK
-        return _guarded(lambda: _list(root, parsed))
+        return _guarded(lambda: _list(root, listing))
     if command == ["learning", "inject"]:
-        parsed = _parse(options, valued=_INJECT_OPTIONS, flags={"--feedback-hint": "feedback_hint"})
-        if parsed is None:
+        injecting = _parse(
+            options, valued=_INJECT_OPTIONS, flags={"--feedback-hint": "feedback_hint"}
+        )
+        if injecting is None:
             return _FALLBACK
-        return _guarded(lambda: _inject(root, parsed))
+        return _guarded(lambda: _inject(root, injecting))
     return _FALLBACK
 
 
@@ -135,12 +141,12 @@ def _strings(options: dict[str, object], key: str) -> list[str]:
 
 def _list(root: str | None, options: dict[str, object]) -> int:
     from orbit_learnings.cli.hot import do_list
+    from orbit_learnings.core.scope import Scope
     from orbit_learnings.store.workspace import find_workspace
 
     return do_list(
         find_workspace(root),
-        paths=_strings(options, "path"),
-        tags=_strings(options, "tag"),
+        Scope(_strings(options, "path"), _strings(options, "tag")),
         status=_single(options, "status") or "active",
         limit=_int(options, "limit", "--limit", 1),
         json_out=bool(options.get("json")),
@@ -150,12 +156,12 @@ def _list(root: str | None, options: dict[str, object]) -> int:
 
 def _inject(root: str | None, options: dict[str, object]) -> int:
     from orbit_learnings.cli.hot import do_inject
+    from orbit_learnings.core.scope import Scope
     from orbit_learnings.store.workspace import find_workspace
 
     return do_inject(
         find_workspace(root),
-        paths=_strings(options, "path"),
-        tags=_strings(options, "tag"),
+        Scope(_strings(options, "path"), _strings(options, "tag")),
         task_file=_single(options, "task_file"),
         limit=_int(options, "limit", "--limit", 0),
         session=_single(options, "session"),
@@ -178,15 +184,15 @@ def _float(options: dict[str, object], key: str) -> float | None:
         raise UsageError(f"invalid value for --{key.replace('_', '-')}: {text!r}") from None
 
 
-def _guarded(action: object) -> int:
+def _guarded(action: Callable[[], int]) -> int:
     from orbit_learnings.cli.output import report_failure
 
     try:
-        return action()  # type: ignore[operator,no-any-return]
+        return action()
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
-        return report_failure(exc, bool(os.environ.get("ORBIT_DEBUG")))
+        return report_failure(exc, debug=bool(os.environ.get("ORBIT_DEBUG")))
 
 
 if __name__ == "__main__":  # pragma: no cover

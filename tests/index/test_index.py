@@ -96,11 +96,11 @@ def test_git_checkout_that_changes_a_yaml_is_seen_by_the_next_list(git_repo: Pat
     git(git_repo, "checkout", "-qb", "feature")
     store.update_learning(ws, "L-0001", store.Changes(summary="version two", paths=["web/**"]))
     git(git_repo, "commit", "-qam", "two")
-    assert ids(queries.list_learnings(ws, paths=["web/app.ts"])) == ["L-0001"]
+    assert ids(queries.list_learnings(ws, Scope(["web/app.ts"]))) == ["L-0001"]
     git(git_repo, "checkout", "-q", "main")
     assert queries.list_learnings(ws).hits[0].summary == "version one"
-    assert ids(queries.list_learnings(ws, paths=["web/app.ts"])) == []
-    assert ids(queries.list_learnings(ws, paths=["api/x.py"])) == ["L-0001"]
+    assert ids(queries.list_learnings(ws, Scope(["web/app.ts"]))) == []
+    assert ids(queries.list_learnings(ws, Scope(["api/x.py"]))) == ["L-0001"]
 
 
 def test_reads_skip_a_bad_record_with_a_warning(workspace: Path) -> None:
@@ -218,7 +218,7 @@ def test_path_or_tag_match_with_matched_by(workspace: Path) -> None:
     add(ws, "perf", paths=("crates/orbit-engine/**/perf*.rs",), tags=("performance",))
     add(ws, "tags only", paths=(), tags=("Benchmarking",))
     result = queries.list_learnings(
-        ws, paths=["crates/orbit-engine/src/perf_stats.rs"], tags=["performance", "benchmarking"]
+        ws, Scope(["crates/orbit-engine/src/perf_stats.rs"], ["performance", "benchmarking"])
     )
     by_id = {h.id: h.matched_by for h in result.hits}
     assert by_id == {
@@ -288,13 +288,13 @@ def test_files_swapped_between_bundles_are_noticed(workspace: Path) -> None:
     add(ws, "first lesson", paths=("api/**",))
     add(ws, "second lesson", paths=("web/**",))
     _settle(ws)
-    assert ids(queries.list_learnings(ws, paths=["api/x.py"])) == ["L-0001"]
+    assert ids(queries.list_learnings(ws, Scope(["api/x.py"]))) == ["L-0001"]
     one, two = store.learning_file(ws, "L-0001"), store.learning_file(ws, "L-0002")
     parked = one.with_name("parked")
     os.rename(one, parked)
     os.rename(two, one)
     os.rename(parked, two)
-    result = queries.list_learnings(ws, paths=["api/x.py"])
+    result = queries.list_learnings(ws, Scope(["api/x.py"]))
     assert ids(result) != ["L-0001"] or result.warnings
 
 

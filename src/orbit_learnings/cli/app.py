@@ -107,7 +107,7 @@ app.add_typer(hook_app, name="hook")
 app.add_typer(hooks_app, name="hooks")
 
 
-def _version(value: bool) -> None:
+def _version(*, value: bool) -> None:
     if value:
         sys.stdout.write(f"orbit {VERSION}\n")
         raise typer.Exit()
@@ -121,6 +121,7 @@ def main_callback(
             "--root", help="Workspace folder holding .orbit/ (overrides ORBIT_ROOT).", metavar="DIR"
         ),
     ] = None,
+    *,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
@@ -145,11 +146,12 @@ def run(argv: list[str]) -> int:
         error("interrupted")
         return 130
     except click_errors.ClickException as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) else ""
+        context = getattr(exc, "ctx", None)  # usage errors carry one, other click errors not
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
         error(exc.format_message().replace("\n", " ") + hint)
         return exc.exit_code
     except BaseException as exc:  # the last line of defence: never a bare traceback
         if isinstance(exc, SystemExit):
             raise
-        return report_failure(exc, STATE.debug)
+        return report_failure(exc, debug=STATE.debug)
     return result if isinstance(result, int) else 0

@@ -7,41 +7,38 @@ Typer commands call the very same functions, so both routes behave the same.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from orbit_learnings.cli.output import emit_json, render_list
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from orbit_learnings.push.inject import Hit
+    from orbit_learnings.core.results import Hit
 
 FORMATS = ("reminder", "json", "markdown")
 
 
 def do_list(
     ws: Workspace,
-    paths: Sequence[str],
-    tags: Sequence[str],
+    scope: Scope,
+    *,
     status: str,
     limit: int | None,
     json_out: bool,
     level: str = "all",
 ) -> int:
-    result = queries.list_learnings(
-        ws, paths=paths, tags=tags, status=status, limit=limit, level=level
-    )
-    render_list(result, json_out)
+    result = queries.list_learnings(ws, scope, status=status, limit=limit, level=level)
+    render_list(result, json_out=json_out)
     return 0
 
 
 def do_inject(
     ws: Workspace,
+    scope: Scope,
     *,
-    paths: Sequence[str],
-    tags: Sequence[str],
     task_file: str | None,
     limit: int | None,
     session: str | None,
@@ -56,27 +53,23 @@ def do_inject(
         raise UsageError("--limit must be zero or more")
     from orbit_learnings.push import inject  # not imported by `list`, which never injects
 
-    all_paths, all_tags = list(paths), list(tags)
     if task_file:
-        files, task_tags = inject.read_task_file(task_file)
-        all_paths += files
-        all_tags += task_tags
+        scope = scope.merged(inject.read_task_file(task_file))
 
     def render(hits: list[Hit]) -> str:
         if output_format == "markdown":
-            return inject.format_markdown(hits, feedback_hint)
-        return inject.format_reminder(hits, feedback_hint)
+            return inject.format_markdown(hits, feedback_hint=feedback_hint)
+        return inject.format_reminder(hits, feedback_hint=feedback_hint)
 
     chosen = inject.select(
         ws,
-        paths=all_paths,
-        tags=all_tags,
+        scope,
         limit=limit,
         session_id=inject.session_from_env(session),
         max_tokens=max_tokens,
         render=render,
         layer="inject",
-        trigger={"paths": all_paths, "tags": all_tags, "task_file": task_file},
+        trigger={**scope.to_dict(), "task_file": task_file},
         min_confidence=min_confidence,
     )
     if output_format == "json":

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from orbit_learnings.retrieval.queries import Result
+    from orbit_learnings.core.results import Result
 
 
 def emit_json(payload: Any) -> None:
@@ -46,7 +46,7 @@ def info(message: str) -> None:
     sys.stdout.write(message + "\n")
 
 
-def report_failure(exc: BaseException, debug: bool) -> int:
+def report_failure(exc: BaseException, *, debug: bool) -> int:
     """The one error boundary's verdict: a single stderr line and an exit code."""
     if isinstance(exc, KeyboardInterrupt):
         error("interrupted")
@@ -62,7 +62,7 @@ def report_failure(exc: BaseException, debug: bool) -> int:
     return 3
 
 
-def render_list(result: Result, json_out: bool) -> None:
+def render_list(result: Result, *, json_out: bool) -> None:
     """Shared by `orbit learning list` and the lean hot-path dispatch."""
     warn_problems(result.warnings)
     if json_out:

@@ -36,7 +36,7 @@ class NotFound(OrbitError):
 class DuplicateSuspected(OrbitError):
     """A new learning looks like an existing one; the caller may upvote it or force the add."""
 
-    def __init__(self, message: str, similar: Sequence[object]) -> None:
+    def __init__(self, message: str, similar: Sequence[dict[str, object]]) -> None:
         super().__init__(message)
         self.similar = similar
 

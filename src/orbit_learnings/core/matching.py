@@ -24,7 +24,7 @@ class PathQuery:
 
     __slots__ = ("is_pattern", "segments", "text")
 
-    def __init__(self, text: str, is_pattern: bool, segments: tuple[Segment, ...]) -> None:
+    def __init__(self, text: str, *, is_pattern: bool, segments: tuple[Segment, ...]) -> None:
         self.text = text
         self.is_pattern = is_pattern
         self.segments = segments
@@ -41,16 +41,17 @@ def is_glob(text: str) -> bool:
     return any(ch in GLOB_CHARS for ch in text)
 
 
-def make_query(repo_relative: str, is_directory: bool = False) -> PathQuery:
+def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
     """Classify a repo-relative query; folders end in `/` or name an existing directory."""
     text = repo_relative
     if text == "" or text.endswith("/") or is_directory:
         folder = text.rstrip("/")
         parts = tuple(p for p in folder.split("/") if p) if folder else ()
-        return PathQuery(folder + "/" if folder else "", True, (*parts, "*", ANY_SEGMENTS))
+        segments = (*parts, "*", ANY_SEGMENTS)
+        return PathQuery(folder + "/" if folder else "", is_pattern=True, segments=segments)
     if is_glob(text):
-        return PathQuery(text, True, _collapse(tuple(text.split("/"))))
-    return PathQuery(text, False, tuple(text.split("/")))
+        return PathQuery(text, is_pattern=True, segments=_collapse(tuple(text.split("/"))))
+    return PathQuery(text, is_pattern=False, segments=tuple(text.split("/")))
 
 
 def learning_glob_segments(glob: str) -> tuple[Segment, ...]:
@@ -128,7 +129,7 @@ class CharClass:
     __slots__ = ("chars", "negated", "ranges")
 
     def __init__(
-        self, negated: bool, chars: frozenset[str], ranges: tuple[tuple[str, str], ...]
+        self, *, negated: bool, chars: frozenset[str], ranges: tuple[tuple[str, str], ...]
     ) -> None:
         self.negated = negated
         self.chars = chars
@@ -193,7 +194,7 @@ def _parse_class(body: str) -> CharClass:
         else:
             chars.add(body[i])
             i += 1
-    return CharClass(negated, frozenset(chars), tuple(ranges))
+    return CharClass(negated=negated, chars=frozenset(chars), ranges=tuple(ranges))
 
 
 def _one_char_overlap(x: _Token, y: _Token) -> bool:

@@ -167,7 +167,7 @@ class _Checker:
     def add(self, key_path: tuple[str | int, ...], message: str) -> None:
         self.problems.append(FieldProblem(key_path, message))
 
-    def string(self, data: Mapping[str, Any], key: str, required: bool = False) -> str | None:
+    def string(self, data: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
         value = data.get(key)
         if value is None:
             if required:

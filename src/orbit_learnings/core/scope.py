@@ -36,14 +36,21 @@ class Scope:
     tags: tuple[str, ...]
 
     def __init__(self, paths: Iterable[str] = (), tags: Iterable[str] = ()) -> None:
-        object.__setattr__(self, "paths", _cleaned(paths))
-        object.__setattr__(self, "tags", _cleaned(tags))
+        object.__setattr__(self, "paths", tuple(paths))
+        object.__setattr__(self, "tags", tuple(tags))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Scope is immutable; build a new one with merged()")
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.tags)
+
+    def cleaned(self) -> Scope:
+        """Entries stripped, blanks dropped, repeats dropped (first kept): how it is stored.
+
+        Lookups keep what they were given instead, so a blank `--path` is still refused.
+        """
+        return Scope(_cleaned(self.paths), _cleaned(self.tags))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scope) and (self.paths, self.tags) == (other.paths, other.tags)

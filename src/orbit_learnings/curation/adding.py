@@ -34,6 +34,6 @@ def add_learning(ws: Workspace, new: bundles.NewLearning, *, force: bool = False
             f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
             f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
             "or pass --force to add anyway",
-            similar,
+            [s.to_dict() for s in similar],
         )
     return Added(bundles.create_learning(ws, new), similar)

@@ -12,10 +12,11 @@ import json
 import os
 import re
 
-from orbit_learnings.core import model
+from orbit_learnings.core import ids as model
 from orbit_learnings.core.errors import NotFound, OrbitError, Problem
 from orbit_learnings.curation import gitutil
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.allocation import allocate_id
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.layout import LEARNING_FILE, LEARNINGS_PREFIX, SIDECARS, VOTES_FILE
 from orbit_learnings.store.workspace import Workspace
@@ -63,7 +64,7 @@ def renumber(ws: Workspace, old_id: str) -> str:
     """Move a learning to the next free ID, with its sidecars and every link to it."""
     with store.store_lock(ws):
         store.read_learning(ws, old_id)
-        new_id = store.allocate_id(ws)
+        new_id = allocate_id(ws)
         os.rename(ws.bundle_dir(old_id), ws.bundle_dir(new_id))  # onto the empty reserved folder
         _rewrite_id(ws, new_id, old_id)
         for other in store.bundle_ids(ws):
@@ -176,7 +177,7 @@ def resolve_conflict(ws: Workspace, learning_id: str) -> str:
     for side, content in (("ours", ours), ("theirs", theirs)):
         store.parse_learning(content, learning_id, f"{relative} ({side})")
     with store.store_lock(ws):
-        new_id = store.allocate_id(ws)
+        new_id = allocate_id(ws)
         their_text = re.sub(
             rf"^id:(\s*)['\"]?{re.escape(learning_id)}['\"]?",
             rf"id:\g<1>{new_id}",

@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from orbit_learnings.core.errors import NotFound, OrbitError
 from orbit_learnings.core.scope import Scope
@@ -41,9 +42,10 @@ def load_summariser() -> Summariser | None:
         return None
     module_name, _, attribute = spec.partition(":")
     try:
-        return getattr(importlib.import_module(module_name), attribute or "summarise")  # type: ignore[no-any-return]
+        found: Summariser = getattr(importlib.import_module(module_name), attribute or "summarise")
     except (ImportError, AttributeError) as exc:
         raise OrbitError(f"{SUMMARISER_ENV}={spec!r} cannot be loaded: {exc}") from None
+    return found
 
 
 @dataclass
@@ -83,11 +85,13 @@ def list_drafts(ws: Workspace) -> list[dict[str, object]]:
     return sorted(records, key=lambda r: (str(r.get("created_at")), str(r["id"])))
 
 
-def get_draft(ws: Workspace, draft_id: str) -> dict[str, object]:
+def get_draft(ws: Workspace, draft_id: str) -> dict[str, Any]:
+    """A draft as `extract` wrote it (JSON this module owns, so its shape is known)."""
     path = os.path.join(drafts_dir(ws), f"{os.path.basename(draft_id)}.json")
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)  # type: ignore[no-any-return]
+            draft: dict[str, Any] = json.load(handle)
+            return draft
     except FileNotFoundError:
         raise NotFound(f"no draft {draft_id}; `orbit learning drafts list` shows them") from None
 
@@ -103,7 +107,7 @@ def accept(
 ) -> str:
     draft = get_draft(ws, draft_id)
     source = draft["source"]
-    origin = f"({draft['detector']}) from {source['file']}"  # type: ignore[index]
+    origin = f"({draft['detector']}) from {source['file']}"
     body = f"{draft['body']}\n\nDrafted by `orbit learning extract` {origin}."
     scope = Scope(
         paths if paths is not None else _strings(draft["paths"]),

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.fileops import atomic_write_text
@@ -28,7 +29,7 @@ RULE_DIRS = {
 }
 
 
-def records(ws: Workspace, status: str) -> list[dict[str, object]]:
+def records(ws: Workspace, status: str) -> list[dict[str, Any]]:
     return queries.full_records(ws, status)
 
 
@@ -42,13 +43,13 @@ def export_data(ws: Workspace, fmt: str, status: str) -> str:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     lines = ["# Project learnings", ""]
     for row in rows:
-        scope = row["scope"]  # type: ignore[index]
+        scope = row["scope"]
         lines += [f"## {row['id']}: {row['summary']}", ""]
         lines.append(f"- status: {row['status']}")
-        if scope["paths"]:  # type: ignore[index]
-            lines.append(f"- paths: {', '.join(f'`{p}`' for p in scope['paths'])}")  # type: ignore[index]
-        if scope["tags"]:  # type: ignore[index]
-            lines.append(f"- tags: {', '.join(scope['tags'])}")  # type: ignore[index]
+        if scope["paths"]:
+            lines.append(f"- paths: {', '.join(f'`{p}`' for p in scope['paths'])}")
+        if scope["tags"]:
+            lines.append(f"- tags: {', '.join(scope['tags'])}")
         if row.get("body"):
             lines += ["", str(row["body"]).rstrip()]
         lines.append("")
@@ -65,10 +66,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
-def _rule_file(fmt: str, row: dict[str, object]) -> tuple[str, str]:
+def _rule_file(fmt: str, row: dict[str, Any]) -> tuple[str, str]:
     folder, suffix = RULE_DIRS[fmt]
-    scope = row["scope"]  # type: ignore[assignment]
-    paths = list(scope["paths"])  # type: ignore[index]
+    scope = row["scope"]
+    paths = list(scope["paths"])
     name = f"{folder}/orbit-{row['id']}-{_slug(str(row['summary']))}{suffix}"
     body = f"{row['summary']}\n\n{str(row.get('body') or '').rstrip()}\n".rstrip() + "\n"
     if fmt == "cursor":
@@ -105,11 +106,11 @@ def export_rules(ws: Workspace, fmt: str, out: Path | None = None) -> RulesRepor
     return RulesReport(written, [r for r in removed if r not in written])
 
 
-def _agents_md(path: Path, rows: list[dict[str, object]]) -> RulesReport:
+def _agents_md(path: Path, rows: list[dict[str, Any]]) -> RulesReport:
     lines = [AGENTS_BEGIN, "## Project learnings", ""]
     for row in rows:
-        scope = row["scope"]  # type: ignore[assignment]
-        where = ", ".join(f"`{p}`" for p in scope["paths"]) or ", ".join(scope["tags"])  # type: ignore[index]
+        scope = row["scope"]
+        where = ", ".join(f"`{p}`" for p in scope["paths"]) or ", ".join(scope["tags"])
         lines.append(f"- **{row['id']}** ({where}): {row['summary']}")
     lines += ["", AGENTS_END]
     section = "\n".join(lines) + "\n"

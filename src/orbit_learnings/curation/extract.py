@@ -149,7 +149,8 @@ def _from_jsonl(lines: list[str]) -> tuple[list[Event], str | None]:
             if kind == "text" and role in ("user", "assistant"):
                 events.append(Event(len(events), str(role), text=str(block.get("text", ""))))
             elif kind == "tool_use":
-                tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                raw_input = block.get("input")
+                tool_input: dict[str, object] = raw_input if isinstance(raw_input, dict) else {}
                 events.append(
                     Event(
                         len(events),
@@ -374,14 +375,24 @@ def extract(
     base = cwd or root
     drafts = detect_corrections(events, phrases) + detect_error_fix(events)
     for draft in drafts:
-        draft.paths = globs_for(draft.source.pop("touched"), base)  # type: ignore[arg-type]
+        touched = draft.source.pop("touched")
+        draft.paths = globs_for(
+            [str(f) for f in touched] if isinstance(touched, list) else [], base
+        )
         if base:  # speak in repo-relative paths
             prefix = base.rstrip("/") + "/"
             draft.summary = draft.summary.replace(prefix, "")
             draft.body = draft.body.replace(prefix, "")
         draft.source = {"file": path, **draft.source}
         if summariser is not None:
-            start, end = draft.source["messages"]  # type: ignore[misc]
+            start, end = _message_span(draft.source["messages"])
             context = [e.text for e in events[start : end + 1] if e.text]
             draft.summary = summariser(draft.to_dict(), context) or draft.summary
     return drafts
+
+
+def _message_span(value: object) -> tuple[int, int]:
+    """The (first, last) event numbers a detector stored in a draft's source."""
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    return 0, -1

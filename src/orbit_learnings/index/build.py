@@ -39,7 +39,7 @@ def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[P
     return problems
 
 
-def _rebuild(conn: sqlite3.Connection, ws: Workspace, strict: bool, keep: bool) -> list[Problem]:
+def _rebuild(conn: sqlite3.Connection, ws: Workspace, *, strict: bool, keep: bool) -> list[Problem]:
     """Rebuild in one transaction; roll back (keeping the previous index) when told to or
     when strict and anything is wrong."""
     snapshot = scan(ws)

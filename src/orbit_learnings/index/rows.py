@@ -36,7 +36,7 @@ class Loaded:
 
 
 def load_folder(ws: Workspace, folder: str) -> Loaded:
-    from orbit_learnings.core import model
+    from orbit_learnings.core import ids as model
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.votes import read_votes
 

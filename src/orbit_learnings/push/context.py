@@ -7,9 +7,10 @@ about the files comes first. The block fits a token budget.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from orbit_learnings.core.results import Hit
+from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.push import inject
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace
@@ -20,7 +21,7 @@ MIN_TEXT_SCORE = 0.45  # below this a text-only match is noise (one common word)
 
 @dataclass
 class TaskContext:
-    hits: list[queries.Hit]
+    hits: list[Hit]
     block: str
     tokens: int
 
@@ -36,18 +37,17 @@ class TaskContext:
 def build(
     ws: Workspace,
     text: str,
+    scope: Scope = EMPTY,
     *,
-    paths: Sequence[str] = (),
-    tags: Sequence[str] = (),
     limit: int = 5,
     max_tokens: int | None = None,
 ) -> TaskContext:
-    by_id: dict[str, queries.Hit] = {}
+    by_id: dict[str, Hit] = {}
     for hit in queries.search_text(ws, text, limit=50).hits if text.strip() else []:
         if (hit.score or 0.0) >= MIN_TEXT_SCORE:
             by_id[hit.id] = hit
-    if paths or tags:
-        for hit in queries.list_learnings(ws, paths=paths, tags=tags).hits:
+    if scope:
+        for hit in queries.list_learnings(ws, scope).hits:
             bonus = (PATH_BONUS if any(m.startswith("path:") for m in hit.matched_by) else 0.0) + (
                 TAG_BONUS if any(m.startswith("tag:") for m in hit.matched_by) else 0.0
             )

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.results import Hit
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.fileops import append_line, atomic_write_text, posix_lock
@@ -30,8 +32,6 @@ FEEDBACK_HINT = (
     "or LEARNING_NOT_HELPFUL: <id>."
 )
 _UNSAFE_SESSION_CHARS = re.compile(r"[^A-Za-z0-9._-]")
-
-Hit = queries.Hit
 
 
 class Injection:
@@ -87,9 +87,8 @@ def estimate_tokens(text: str) -> int:
 
 def select(
     ws: Workspace,
+    scope: Scope,
     *,
-    paths: Sequence[str] = (),
-    tags: Sequence[str] = (),
     limit: int | None = None,
     session_id: str | None = None,
     max_tokens: int | None = None,
@@ -106,9 +105,9 @@ def select(
     budget reasons can still surface on a later call.
     """
     per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
-    if not paths and not tags:
+    if not scope:
         return Injection([], session_id, {})
-    ranked = queries.list_learnings(ws, paths=paths, tags=tags, status="active", cwd=cwd).hits
+    ranked = queries.list_learnings(ws, scope, status="active", cwd=cwd).hits
     if min_confidence is not None:
         from orbit_learnings.store.feedback import confidence_for
 
@@ -120,7 +119,7 @@ def select(
     else:
         hits = _select_in_session(ws, session_id, ranked, per_call, max_tokens, render, dropped)
     if hits and record:
-        _log(ws, layer, session_id, hits, trigger or {"paths": list(paths), "tags": list(tags)})
+        _log(ws, layer, session_id, hits, trigger or dict(scope.to_dict()))
     return Injection(hits, session_id, dropped)
 
 
@@ -205,7 +204,7 @@ def _log(
 # --- rendering ----------------------------------------------------------------
 
 
-def format_reminder(hits: list[Hit], feedback_hint: bool = False) -> str:
+def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     """The spec's layer-1 block; empty when nothing matched."""
     if not hits:
         return ""
@@ -218,7 +217,7 @@ def format_reminder(hits: list[Hit], feedback_hint: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_markdown(hits: list[Hit], feedback_hint: bool = False) -> str:
+def format_markdown(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
     lines = ["## Project learnings relevant to this task", ""]
@@ -238,7 +237,7 @@ def provenance_line(hit: Hit) -> str:
     return f"{hit.id} (scope {scope}, {votes}): {hit.summary}"
 
 
-def read_task_file(path: str) -> tuple[list[str], list[str]]:
+def read_task_file(path: str) -> Scope:
     """`context_files` and `tags` from a task in JSON or YAML."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -259,4 +258,4 @@ def read_task_file(path: str) -> tuple[list[str], list[str]]:
     files, tags = data.get("context_files") or [], data.get("tags") or []
     if not isinstance(files, list) or not isinstance(tags, list):
         raise UsageError(f"{path}: context_files and tags must be lists")
-    return [str(f) for f in files], [str(t) for t in tags]
+    return Scope([str(f) for f in files], [str(t) for t in tags])

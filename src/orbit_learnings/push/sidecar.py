@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.matching import is_glob
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
@@ -77,7 +78,7 @@ def attach_learnings(
         skip = set(exclude)
         chosen = inject.select(
             ws,
-            paths=paths,
+            Scope(paths),
             limit=limit,
             session_id=session_id,
             layer="mcp",

@@ -74,7 +74,8 @@ def collect(ws: Workspace, days: int = 30, now: datetime | None = None) -> Stats
     recent: set[str] = set()
     for row in read_injections(ws):
         at, layer = str(row.get("at", "")), str(row.get("layer", "?"))
-        for learning_id in row["ids"]:  # type: ignore[union-attr]
+        ids = row["ids"] if isinstance(row["ids"], list) else []  # read_injections checked
+        for learning_id in ids:
             entry = stats.get(str(learning_id))
             if entry is None:
                 continue

@@ -15,6 +15,7 @@ from orbit_learnings.core import matching, ranking
 from orbit_learnings.core.errors import NotFound, Problem, UsageError
 from orbit_learnings.core.ids import STATUS_CHOICES, STATUSES
 from orbit_learnings.core.results import Detail, Hit, Result
+from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
 from orbit_learnings.index.rows import refresh_votes
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
 
 
-def parse_status(value: str | None, include_all: bool = False) -> tuple[str, ...]:
+def parse_status(value: str | None, *, include_all: bool = False) -> tuple[str, ...]:
     """Accept `active`, `learning:active`, `all`; return the statuses to include."""
     if include_all:
         return STATUSES
@@ -75,9 +76,8 @@ def _add_label(matched: dict[str, list[str]], learning_id: str, label: str) -> N
 
 def list_learnings(
     ws: Workspace,
+    scope: Scope = EMPTY,
     *,
-    paths: Sequence[str] = (),
-    tags: Sequence[str] = (),
     status: str | None = "active",
     limit: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -91,12 +91,12 @@ def list_learnings(
     from orbit_learnings.store import levels
 
     statuses = parse_status(status)
-    queries = resolve_queries(ws, paths, cwd)
+    queries = resolve_queries(ws, scope.paths, cwd)
     hits: list[Hit] = []
     warnings: list[Problem] = []
     for store_ws in levels.stores(ws, levels.check_level(level)):
         with open_fresh(store_ws) as index:
-            found = lookup(index.conn, queries, tags, statuses, None, store_ws)
+            found = lookup(index.conn, queries, scope.tags, statuses, ws=store_ws)
             warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
@@ -110,6 +110,7 @@ def lookup(
     queries: Sequence[matching.PathQuery],
     tags: Sequence[str],
     statuses: Sequence[str],
+    *,
     limit: int | None = None,
     ws: Workspace | None = None,
 ) -> list[Hit]:
@@ -147,7 +148,7 @@ def search_text(
     from orbit_learnings.retrieval import scoring as search
     from orbit_learnings.store import config, feedback, levels
 
-    statuses = parse_status(status, include_all)
+    statuses = parse_status(status, include_all=include_all)
     weights = search.weights_from(config.load(ws))
     use_vectors = search.semantic_enabled()
     hits: list[Hit] = []

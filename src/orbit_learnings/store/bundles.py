@@ -26,6 +26,7 @@ from orbit_learnings.core.errors import (
 from orbit_learnings.core.model import Evidence, Learning
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
+from orbit_learnings.store.allocation import allocate_id
 from orbit_learnings.store.fileops import append_line, atomic_write_text, file_lock
 from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
 from orbit_learnings.store.layout import legacy_files as legacy_names
@@ -146,49 +147,11 @@ def check_content(summary: str, scope: Scope) -> None:
 
     if not summary.strip():
         raise UsageError("a learning needs a non-empty --summary")
+    scope = scope.cleaned()
     if not scope:
         raise UsageError("a learning needs at least one --path glob or --tag")
     for glob in scope.paths:
         compile_glob(glob)
-
-
-def next_sequential_id(ws: Workspace) -> str:
-    highest = 0
-    if ws.learnings_dir.is_dir():
-        for entry in os.scandir(ws.learnings_dir):
-            name = entry.name.removesuffix(".yaml")
-            match = ids.SEQUENTIAL_ID.match(name)
-            if match and name.startswith(ws.prefix):
-                highest = max(highest, int(match.group(1)))
-    return ids.format_sequential_id(highest + 1, ws.prefix)
-
-
-def _random_id(prefix: str) -> str:
-    import secrets
-
-    while True:
-        body = "".join(secrets.choice(ids.RANDOM_ALPHABET) for _ in range(ids.RANDOM_LENGTH))
-        if any(ch.isalpha() for ch in body):  # never mistakable for a sequential id
-            return f"{prefix}-{body}"
-
-
-def allocate_id(ws: Workspace) -> str:
-    """Reserve a fresh ID by creating its bundle folder; callers hold the store lock.
-
-    Sequential (`L-0042`, the default) or random (`ids: random` in
-    `.orbit/config.yaml`, for teams with many parallel branches).
-    """
-    from orbit_learnings.store.config import id_mode
-
-    ws.learnings_dir.mkdir(parents=True, exist_ok=True)
-    random_ids = id_mode(ws) == "random"
-    while True:
-        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws)
-        try:
-            ws.bundle_dir(candidate).mkdir()  # atomic: exactly one process wins a name
-        except FileExistsError:
-            continue
-        return candidate
 
 
 def create_learning(ws: Workspace, new: NewLearning) -> Learning:
@@ -225,7 +188,7 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
         "created_by": new.created_by or default_author(),
-        "scope": new.scope.to_dict(),
+        "scope": new.scope.cleaned().to_dict(),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
         "evidence": [e.to_dict() for e in new.evidence],
@@ -297,9 +260,11 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
         body = changes.body.strip("\n")
         edits.append(Edit(("body",), LiteralScalarString(body + "\n") if body else "", "summary"))
     if changes.paths is not None:
-        edits.append(Edit(("scope", "paths"), list(Scope(paths=changes.paths).paths)))
+        edits.append(Edit(("scope", "paths"), list(Scope(paths=changes.paths).cleaned().paths)))
     if changes.tags is not None:
-        edits.append(Edit(("scope", "tags"), list(Scope(tags=changes.tags).tags), "paths"))
+        edits.append(
+            Edit(("scope", "tags"), list(Scope(tags=changes.tags).cleaned().tags), "paths")
+        )
     if changes.priority is not None:
         edits.append(Edit(("priority",), changes.priority))
     if changes.add_evidence:

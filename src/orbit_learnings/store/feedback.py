@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError
@@ -45,9 +46,9 @@ def score(helpful: int, not_helpful: int) -> float:
 
 def parse(
     text: str, learning_id: str, display: str
-) -> tuple[dict[tuple[str, str], dict], list[Problem]]:
+) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Problem]]:
     """Latest row per (task, model); bad rows become problems."""
-    latest: dict[tuple[str, str], dict] = {}
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
     problems: list[Problem] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -88,7 +89,7 @@ def confidence_for(ws: Workspace, ids: Iterable[str]) -> dict[str, Confidence]:
 
 
 def record(
-    ws: Workspace, learning_id: str, helpful: bool, task_id: str, model: str | None
+    ws: Workspace, learning_id: str, *, helpful: bool, task_id: str, model: str | None
 ) -> Confidence:
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.fileops import append_line, file_lock
@@ -129,7 +130,9 @@ def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None
         if learning_id not in known.setdefault(home.root_dir, set(bundles.bundle_ids(home))):
             report.unknown.append(learning_id)
             continue
-        confidence = record(home, learning_id, verdict == "HELPFUL", task_id, model)
+        confidence = record(
+            home, learning_id, helpful=verdict == "HELPFUL", task_id=task_id, model=model
+        )
         report.recorded.append(
             {"id": learning_id, "helpful": verdict == "HELPFUL", **confidence.to_dict()}
         )

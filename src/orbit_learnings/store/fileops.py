@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
     """Replace a file's content all at once (temp file in the same folder, fsync, rename).
 
     The temp name is unique per process and moment, so no `tempfile` import is
@@ -63,7 +63,7 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def append_line(path: str | os.PathLike[str], line: str, durable: bool = True) -> None:
+def append_line(path: str | os.PathLike[str], line: str, *, durable: bool = True) -> None:
     """Append one line with a single O_APPEND write, so concurrent appenders never interleave.
 
     `durable=False` skips the fsync for derived state under `.orbit/state/`

@@ -36,7 +36,7 @@ def user_root() -> str:
     return user_data_dir(APP_NAME, appauthor=False)
 
 
-def user_workspace(create: bool = False) -> Workspace | None:
+def user_workspace(*, create: bool = False) -> Workspace | None:
     """The personal store, or None when it was never created (and `create` is False)."""
     root = user_root()
     if not os.path.isdir(os.path.join(root, ORBIT_DIR, LEARNINGS_DIR)):

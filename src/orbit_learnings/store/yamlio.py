@@ -16,6 +16,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from orbit_learnings.core.timestamps import format_ts
 
+_FastLoader: type | None
 try:  # libyaml via the `ruamel.yaml[libyaml]` extra; ~10x faster than pure Python
     from ruamel.yaml.cyaml import CSafeLoader as _FastLoader
 except ImportError:  # pragma: no cover - depends on the platform's wheels
@@ -33,7 +34,7 @@ def _error_line(exc: YAMLError) -> int:
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         if mark is not None:
-            return mark.line + 1
+            return int(mark.line) + 1
     return 1
 
 

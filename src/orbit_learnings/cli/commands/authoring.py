@@ -20,6 +20,7 @@ def extract_command(
     transcripts: Annotated[
         list[str], typer.Argument(metavar="TRANSCRIPT...", help="Claude Code .jsonl or text files.")
     ],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Propose draft learnings from agent transcripts (corrections, error -> fix).
@@ -42,7 +43,7 @@ def extract_command(
     info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
 
 
-def drafts_list_command(json_out: JsonFlag = False) -> None:
+def drafts_list_command(*, json_out: JsonFlag = False) -> None:
     """List drafts awaiting review.
 
     \b
@@ -62,7 +63,7 @@ def drafts_list_command(json_out: JsonFlag = False) -> None:
 
 
 def drafts_show_command(
-    draft_id: Annotated[str, typer.Argument(metavar="ID")], json_out: JsonFlag = False
+    draft_id: Annotated[str, typer.Argument(metavar="ID")], *, json_out: JsonFlag = False
 ) -> None:
     """Show one draft with its source and proposed scope.
 
@@ -79,9 +80,9 @@ def drafts_show_command(
     source = record["source"]
     info(f"{record['id']} ({record['detector']}, confidence {record['confidence']})")
     info(f"  summary: {record['summary']}")
-    info(f"  paths:   {', '.join(record['paths']) or '-'}")  # type: ignore[arg-type]
-    info(f"  tags:    {', '.join(record['tags']) or '-'}")  # type: ignore[arg-type]
-    info(f"  source:  {source['file']} messages {source['messages']}")  # type: ignore[index]
+    info(f"  paths:   {', '.join(record['paths']) or '-'}")
+    info(f"  tags:    {', '.join(record['tags']) or '-'}")
+    info(f"  source:  {source['file']} messages {source['messages']}")
     info("")
     info(str(record["body"]))
 
@@ -95,6 +96,7 @@ def drafts_accept_command(
         list[str] | None, typer.Option("--path", "-p", help="Replace the paths.")
     ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Replace the tags.")] = None,
+    *,
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
     ] = False,

@@ -20,6 +20,7 @@ from orbit_learnings.core.errors import UsageError
 
 
 def prune_command(
+    *,
     stale_only: Annotated[
         bool, typer.Option("--stale-only", help="Only stale learnings (the default report).")
     ] = False,
@@ -61,6 +62,7 @@ def prune_command(
 
 
 def check_command(
+    *,
     stale: Annotated[bool, typer.Option("--stale", help="Also fail on stale learnings.")] = False,
     base: Annotated[
         str | None,
@@ -102,6 +104,7 @@ def check_command(
 
 def resolve_conflict_command(
     learning_id: Annotated[str, typer.Argument(metavar="ID", help="The conflicted learning.")],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Split a git add/add conflict into two learnings: ours keeps ID, theirs gets the next ID.
@@ -125,6 +128,7 @@ def resolve_conflict_command(
 
 def renumber_command(
     learning_id: Annotated[str, typer.Argument(metavar="OLD", help="The learning to move.")],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Move a learning to the next free ID, with its sidecars and every link pointing at it.

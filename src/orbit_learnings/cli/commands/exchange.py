@@ -17,6 +17,7 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.scope import Scope
 
 
 def context_command(
@@ -30,6 +31,7 @@ def context_command(
     inject_file: Annotated[
         Path | None, typer.Option("--inject", metavar="FILE", help="Write the markdown block here.")
     ] = None,
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """The learnings most relevant to a task description, its files and tags.
@@ -45,8 +47,7 @@ def context_command(
     built = context.build(
         STATE.workspace(),
         " ".join(text),
-        paths=path or [],
-        tags=tag or [],
+        Scope(path or [], tag or []),
         limit=limit,
         max_tokens=max_tokens,
     )
@@ -99,6 +100,7 @@ def import_command(
     files: Annotated[
         list[Path], typer.Argument(metavar="FILE...", help="CLAUDE.md, AGENTS.md, *.mdc, ...")
     ],
+    *,
     apply: Annotated[bool, typer.Option("--apply", help="Create them (default: dry run).")] = False,
     json_out: JsonFlag = False,
 ) -> None:

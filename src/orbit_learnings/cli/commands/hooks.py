@@ -67,7 +67,7 @@ def _run(names: list[str] | None, *, claude: bool, command: str | None, install:
 
 
 def hooks_install_command(
-    names: NamesArg = None, claude: ClaudeFlag = False, command: CommandOpt = None
+    names: NamesArg = None, *, claude: ClaudeFlag = False, command: CommandOpt = None
 ) -> None:
     """Install hooks. Existing hooks are chained, never overwritten; running twice adds nothing.
 
@@ -81,7 +81,7 @@ def hooks_install_command(
 
 
 def hooks_uninstall_command(
-    names: NamesArg = None, claude: ClaudeFlag = False, command: CommandOpt = None
+    names: NamesArg = None, *, claude: ClaudeFlag = False, command: CommandOpt = None
 ) -> None:
     """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
 

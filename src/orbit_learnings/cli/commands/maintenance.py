@@ -20,7 +20,7 @@ from orbit_learnings.cli.state import STATE
 from orbit_learnings.store import setup
 
 
-def sync_command(json_out: JsonFlag = False) -> None:
+def sync_command(*, json_out: JsonFlag = False) -> None:
     """Rebuild the index from the files, failing on any invalid record or vote row.
 
     \b
@@ -40,7 +40,7 @@ def sync_command(json_out: JsonFlag = False) -> None:
     )
 
 
-def migrate_layout_command(json_out: JsonFlag = False) -> None:
+def migrate_layout_command(*, json_out: JsonFlag = False) -> None:
     """Move legacy flat files (.orbit/learnings/<id>.yaml) into bundles. One-way, idempotent.
 
     \b
@@ -61,6 +61,7 @@ def migrate_layout_command(json_out: JsonFlag = False) -> None:
 
 
 def refresh_command(
+    *,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
 ) -> None:
     """Bring the index up to date with the files, as every read does (git hooks call this).
@@ -82,7 +83,7 @@ def refresh_command(
         info(f"Index fresh: {count} learning(s)")
 
 
-def embed_command(json_out: JsonFlag = False) -> None:
+def embed_command(*, json_out: JsonFlag = False) -> None:
     """Compute local embeddings for semantic search (needs the optional `semantic` extra).
 
     Vectors are cached in the index (never in git), keyed by the learning's text;

@@ -13,6 +13,7 @@ from orbit_learnings.cli.output import (
     info,
 )
 from orbit_learnings.cli.state import STATE
+from orbit_learnings.core.scope import Scope
 
 
 def inject_command(
@@ -38,6 +39,7 @@ def inject_command(
     output_format: Annotated[
         str, typer.Option("--format", help="reminder, json or markdown.")
     ] = "reminder",
+    *,
     feedback_hint: Annotated[
         bool,
         typer.Option("--feedback-hint", help="Add the LEARNING_HELPFUL/NOT_HELPFUL instruction."),
@@ -57,8 +59,7 @@ def inject_command(
     """
     hot.do_inject(
         STATE.workspace(),
-        paths=path or [],
-        tags=tag or [],
+        Scope(path or [], tag or []),
         task_file=str(task_file) if task_file else None,
         limit=limit,
         session=session,
@@ -71,6 +72,7 @@ def inject_command(
 
 def stats_command(
     days: Annotated[int, typer.Option("--days", min=1, help="Window for 'never injected'.")] = 30,
+    *,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """Per learning: how often it was injected, when last, votes; and what was never injected.

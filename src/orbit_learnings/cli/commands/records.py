@@ -35,6 +35,7 @@ from orbit_learnings.cli.output import (
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.model import Evidence, parse_evidence
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import setup
@@ -88,6 +89,7 @@ def _store_for_new(level: str) -> Workspace:
 
 
 def init_command(
+    *,
     skill: Annotated[
         bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
     ] = False,
@@ -125,6 +127,7 @@ def add_command(
     evidence: EvidenceOpt = None,
     priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
     created_by: CreatedByOpt = None,
+    *,
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
     ] = False,
@@ -159,7 +162,7 @@ def add_command(
         added = add_learning(ws, new, force=force)
     except DuplicateSuspected as exc:
         if json_out:
-            emit_json({"id": None, "similar": [s.to_dict() for s in exc.similar]})  # type: ignore[attr-defined]
+            emit_json({"id": None, "similar": list(exc.similar)})
         raise
     for item in added.similar:
         warn(f"added although {item.id} looks similar ({item.similarity:.2f}): {item.summary}")
@@ -181,6 +184,7 @@ def list_command(
     path: PathOpt = None,
     limit: LimitOpt = None,
     level: LevelOpt = "all",
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """List learnings, optionally those whose scope matches a path, folder, glob or tag.
@@ -192,11 +196,19 @@ def list_command(
     """
     from orbit_learnings.cli.hot import do_list
 
-    do_list(STATE.workspace(), path or [], tag or [], status, limit, json_out, level)
+    do_list(
+        STATE.workspace(),
+        Scope(path or [], tag or []),
+        status=status,
+        limit=limit,
+        json_out=json_out,
+        level=level,
+    )
 
 
 def show_command(
     learning_id: Annotated[str, typer.Argument(metavar="ID", help="Learning ID, e.g. L-0001.")],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Show one learning in full, with its vote count.
@@ -228,6 +240,7 @@ def update_command(
     evidence: Annotated[
         list[str] | None, typer.Option("--evidence", "-e", help="Adds evidence (repeatable).")
     ] = None,
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Change fields of a learning; comments and unknown keys in the file are kept.
@@ -259,6 +272,7 @@ def supersede_command(
     new_id: Annotated[
         str, typer.Option("--with", "-w", metavar="NEW", help="The replacing learning.")
     ],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Mark OLD as replaced by NEW; both files change together.
@@ -283,6 +297,7 @@ def upvote_command(
     ],
     model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],
     task: Annotated[str, typer.Option("--task", help="Task the learning helped with (required).")],
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Record that a learning was load-bearing again in a new task (idempotent).

@@ -24,6 +24,7 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 
 
@@ -31,6 +32,7 @@ def search_command(
     text: Annotated[list[str], typer.Argument(metavar="TEXT...", help="Words to look for.")],
     tag: TagOpt = None,
     status: StatusOpt = "active",
+    *,
     all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     explain: ExplainOpt = False,
@@ -72,6 +74,7 @@ def unified_search_command(
     ] = "learning",
     tag: TagOpt = None,
     status: StatusOpt = "active",
+    *,
     all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     explain: ExplainOpt = False,
@@ -92,7 +95,7 @@ def unified_search_command(
         statuses = "all" if all_statuses else status
         ws = STATE.workspace()
         result = queries.list_learnings(
-            ws, paths=words[1:], tags=tag or [], status=statuses, limit=limit, level=level
+            ws, Scope(words[1:], tag or []), status=statuses, limit=limit, level=level
         )
         warn_problems(result.warnings)
         if json_out:
@@ -124,6 +127,7 @@ def feedback_command(
         Path | None,
         typer.Option("--from-output", help="Record LEARNING_HELPFUL/NOT_HELPFUL markers in FILE."),
     ] = None,
+    *,
     json_out: JsonFlag = False,
 ) -> None:
     """Say whether a learning helped in a task; confidence is derived from these answers.
@@ -156,7 +160,11 @@ def feedback_command(
     if learning_id is None or helpful is None:
         raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
     confidence = feedback.record(
-        STATE.workspace_for(learning_id), learning_id.strip(), helpful, task, model_name
+        STATE.workspace_for(learning_id),
+        learning_id.strip(),
+        helpful=helpful,
+        task_id=task,
+        model=model_name,
     )
     if json_out:
         emit_json({"learning_id": learning_id, **confidence.to_dict()})

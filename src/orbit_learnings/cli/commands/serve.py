@@ -16,6 +16,7 @@ from orbit_learnings.core.errors import UsageError
 
 
 def mcp_command(
+    *,
     dotted_names: Annotated[
         bool,
         typer.Option("--dotted-names", help="Serve the spec's names (orbit.learning.add, ...)."),
@@ -34,6 +35,7 @@ def mcp_command(
 
 def doctor_command(
     path: Annotated[str | None, typer.Option("--path", help="File to dry-run the hook on.")] = None,
+    *,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """Check the set-up end to end: workspace, store, index, git hooks, Claude hook, a dry run.
@@ -65,6 +67,7 @@ def dashboard_command(
         str, typer.Option("--host", help="Interface to bind (loopback by default).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8765,
+    *,
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in a browser.")
     ] = False,
@@ -91,4 +94,4 @@ def dashboard_command(
             f"orbit: warning: serving on {host}: anyone who can reach it can read the learnings\n"
         )
     token = os.environ.get("ORBIT_DASHBOARD_TOKEN") or dashboard.new_token()
-    dashboard.serve(ws, host, port, token, open_browser)
+    dashboard.serve(ws, host, port, token, open_browser=open_browser)

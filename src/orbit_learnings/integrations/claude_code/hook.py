@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.core.results import Hit
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
 from orbit_learnings.store.workspace import find_workspace, to_repo_relative
 
@@ -58,16 +60,16 @@ def respond(
     raw_path = tool_input.get(key) if isinstance(tool_input, dict) else None
     if not isinstance(raw_path, str) or not raw_path.strip():
         raise HookSkip(f"no {key} in tool_input")
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    cwd = _text(payload, "cwd")
     ws = find_workspace(root, cwd=cwd)
     relative = to_repo_relative(ws, raw_path, cwd)
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    session = _text(payload, "session_id")
     deny = deny_new_writes or os.environ.get(DENY_ENV) == "1"
     absolute = os.path.join(ws.root_dir, relative)
     denying = deny and tool == "Write" and session is not None and not os.path.exists(absolute)
     chosen = inject.select(
         ws,
-        paths=[relative],
+        Scope([relative]),
         session_id=inject.session_from_env(session),
         render=lambda hits: context_text(relative, hits),
         max_tokens=MAX_CONTEXT_CHARS // 4,
@@ -106,7 +108,7 @@ def respond(
     )
 
 
-def context_text(relative_path: str, hits: list[inject.Hit]) -> str:
+def context_text(relative_path: str, hits: list[Hit]) -> str:
     lines = [f"Project learnings (.orbit/learnings) whose scope matches {relative_path}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
@@ -121,3 +123,8 @@ def _parse(stdin_text: str) -> dict[str, object]:
     if not isinstance(payload, dict):
         raise HookSkip("stdin JSON is not an object")
     return payload
+
+
+def _text(payload: dict[str, object], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) else None

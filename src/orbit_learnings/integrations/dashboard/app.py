@@ -26,6 +26,7 @@ from starlette.routing import Route
 from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
 from orbit_learnings.core.ids import EXAMPLE_ID, STATUS_CHOICES, STATUSES, is_learning_id
 from orbit_learnings.core.results import Hit
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -180,12 +181,11 @@ def _matching_hits(ws: Workspace, request: Request) -> list[Hit]:
     scope = (params.get("scope") or "").strip()
     text = (params.get("q") or "").strip()
     if not text:
-        return queries.list_learnings(
-            ws, paths=[scope] if scope else [], tags=tags, status=status, cwd=ws.root_dir
-        ).hits
+        lookup = Scope([scope] if scope else [], tags)
+        return queries.list_learnings(ws, lookup, status=status, cwd=ws.root_dir).hits
     hits = queries.search_text(ws, text, tags=tags, status=status, limit=None).hits
     if scope:
-        listed = queries.list_learnings(ws, paths=[scope], status=status, cwd=ws.root_dir)
+        listed = queries.list_learnings(ws, Scope([scope]), status=status, cwd=ws.root_dir)
         in_scope = {h.id for h in listed.hits}
         hits = [h for h in hits if h.id in in_scope]
     return hits
@@ -371,7 +371,7 @@ OPENAPI: dict[str, Any] = {
 }
 
 
-def serve(ws: Workspace, host: str, port: int, token: str, open_browser: bool) -> None:
+def serve(ws: Workspace, host: str, port: int, token: str, *, open_browser: bool) -> None:
     import threading
     import webbrowser
 

@@ -51,7 +51,7 @@ INSTRUCTIONS = (
 EvidenceItem = dict[str, str]
 
 
-def tool_name(key: str, dotted: bool) -> str:
+def tool_name(key: str, *, dotted: bool) -> str:
     return SPEC_NAMES[key] if dotted else SPEC_NAMES[key].replace(".", "_")
 
 
@@ -87,6 +87,7 @@ class LearningTools:
         created_by: Annotated[
             str | None, Field(description="Author, e.g. the agent family.")
         ] = None,
+        *,
         force: Annotated[
             bool, Field(description="Add even if a near-duplicate exists (else: upvote it).")
         ] = False,
@@ -118,8 +119,7 @@ class LearningTools:
         """Learnings whose scope matches any path or tag (all active ones when neither is given)."""
         result = queries.list_learnings(
             self.ws,
-            paths=path or [],
-            tags=tag or [],
+            Scope(path or [], tag or []),
             status=status,
             limit=limit,
             cwd=self.ws.root_dir,
@@ -172,6 +172,7 @@ class LearningTools:
         tag: Annotated[list[str] | None, Field(description="Tags to filter or match.")] = None,
         path: Annotated[list[str] | None, Field(description="Files, folders or globs.")] = None,
         limit: Annotated[int, Field(ge=1)] = 10,
+        *,
         all: Annotated[bool, Field(description="Every status.")] = False,
         status: Annotated[str, Field(description="e.g. learning:active")] = "learning:active",
     ) -> dict[str, Any]:
@@ -185,8 +186,7 @@ class LearningTools:
         else:
             result = queries.list_learnings(
                 self.ws,
-                paths=path or [],
-                tags=tag or [],
+                Scope(path or [], tag or []),
                 status="all" if all else status,
                 limit=limit,
                 cwd=self.ws.root_dir,
@@ -227,6 +227,7 @@ def _guard(fn: Any) -> Any:
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
+    # The SDK builds each tool's schema from __signature__; functions do not declare it.
     wrapper.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     return wrapper
 
@@ -238,12 +239,14 @@ def build_server(
     tools = LearningTools(ws, session)
     server = MCPServer("orbit-learnings", instructions=INSTRUCTIONS, version=VERSION)
     for key in ("add", "list", "show", "update", "upvote", "search"):
-        server.add_tool(_guard(getattr(tools, f"do_{key}")), name=tool_name(key, dotted_names))
+        server.add_tool(
+            _guard(getattr(tools, f"do_{key}")), name=tool_name(key, dotted=dotted_names)
+        )
     supersede = _guard(tools.do_supersede)
     supersede.__signature__ = _supersede_signature()
-    server.add_tool(supersede, name=tool_name("supersede", dotted_names))
+    server.add_tool(supersede, name=tool_name("supersede", dotted=dotted_names))
     return server
 
 
-def serve(ws: Workspace, dotted_names: bool = False) -> None:
+def serve(ws: Workspace, *, dotted_names: bool = False) -> None:
     build_server(ws, dotted_names=dotted_names).run("stdio")
