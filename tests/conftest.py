@@ -1,23 +1,18 @@
-"""Shared fixtures: isolated workspaces, an in-process CLI runner, a subprocess runner."""
+"""Shared fixtures: isolated workspaces, an in-process CLI runner, a git repository.
+
+Plain helpers (the runners, `git`) live in `tests/testing.py`.
+"""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from orbit_learnings.cli.state import STATE
-
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / ".orbit-example"
-ORBIT_BIN = Path(sys.executable).with_name("orbit")
+from tests.testing import EXAMPLE, CliRunner, git
 
 
 @pytest.fixture(autouse=True)
@@ -66,51 +61,10 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-@dataclass
-class Outcome:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> object:
-        return json.loads(self.out)
-
-
-class CliRunner:
-    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
-        self.capsys = capsys
-
-    def __call__(self, *args: str) -> Outcome:
-        from orbit_learnings.cli.app import run
-
-        self.capsys.readouterr()
-        STATE.root = None
-        code = run(list(args))
-        captured = self.capsys.readouterr()
-        return Outcome(code, captured.out, captured.err)
-
-
 @pytest.fixture
 def orbit(capsys: pytest.CaptureFixture[str]) -> CliRunner:
     """Run the CLI in-process (fast), capturing stdout and stderr."""
     return CliRunner(capsys)
-
-
-def run_orbit(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
-) -> Outcome:
-    """Run the installed `orbit` console script in a real subprocess."""
-    full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run(
-        [str(ORBIT_BIN), *args],
-        cwd=cwd,
-        env=full_env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return Outcome(proc.returncode, proc.stdout, proc.stderr)
 
 
 @pytest.fixture
@@ -120,16 +74,3 @@ def git_repo(workspace: Path) -> Iterator[Path]:
     git(workspace, "add", "-A")
     git(workspace, "commit", "-q", "-m", "init", "--allow-empty")
     yield workspace
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-    }
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    ).stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.conftest import ORBIT_BIN, run_orbit
+from tests.testing import ORBIT_BIN, run_orbit
 
 
 def test_eight_concurrent_adds_get_distinct_ids_and_valid_bundles(workspace: Path) -> None:
@@ -165,7 +165,7 @@ def test_lean_path_errors_match_the_full_cli(workspace: Path) -> None:
 
 def test_benchmark_harness_smoke_run() -> None:
     """The harness must never rot; its timings are reported, never asserted."""
-    from tests.conftest import REPO
+    from tests.testing import REPO
 
     proc = subprocess.run(
         [sys.executable, str(REPO / "scripts/bench.py"), "--quick", "--json"],

@@ -16,7 +16,7 @@ from orbit_learnings.index import rows
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.conftest import git
+from tests.testing import git
 
 
 def add(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings.curation.extract import extract
-from tests.conftest import REPO, CliRunner
+from tests.testing import REPO, CliRunner
 
 FIXTURES = REPO / "tests/fixtures/transcripts"
 EXPECTED = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.testing import CliRunner, leaf_commands
 
 
 def add(orbit: CliRunner, *args: str) -> str:
@@ -345,44 +345,13 @@ def test_human_output_in_a_pipe_is_plain_lines(example: Path, orbit: CliRunner) 
     assert "\x1b[" not in outcome.out
 
 
-def _leaf_commands() -> list[tuple[str, ...]]:
-    """Every runnable command path in the Typer app, e.g. ("learning", "drafts", "accept")."""
-    import typer.main
-
-    from orbit_learnings.cli.app import app
-
-    paths: list[tuple[str, ...]] = []
-
-    def walk(command: object, prefix: tuple[str, ...]) -> None:
-        children = getattr(command, "commands", None)
-        if children:
-            for name, child in children.items():
-                walk(child, (*prefix, name))
-        else:
-            paths.append(prefix)
-
-    walk(typer.main.get_command(app), ())
-    return paths
-
-
 def test_every_command_has_help_with_an_example(orbit: CliRunner) -> None:
-    commands = _leaf_commands()
+    commands = leaf_commands()
     assert len(commands) >= 30
     for path in commands:
         outcome = orbit(*path, "--help")
         assert outcome.code == 0, path
         assert "Example" in outcome.out, path
-
-
-def test_every_command_is_documented() -> None:
-    docs = "\n".join(
-        p.read_text() for p in (Path(__file__).resolve().parents[2] / "docs").rglob("*.md")
-    )
-    for path in _leaf_commands():
-        spelled = "orbit " + " ".join(path)
-        if path[:2] == ("learning", "drafts"):
-            spelled = "orbit learning drafts"
-        assert spelled in docs, spelled
 
 
 def test_version(orbit: CliRunner) -> None:

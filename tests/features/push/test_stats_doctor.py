@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.testing import CliRunner
 
 
 def test_stats_counts_injections_per_learning(example: Path, orbit: CliRunner) -> None:

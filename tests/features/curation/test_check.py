@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.testing import REPO, CliRunner
 
 
 @pytest.fixture
@@ -135,5 +135,5 @@ def test_conflict_markers_are_named_by_every_read(store2: Path, orbit: CliRunner
 
 
 def test_pre_commit_hooks_file_is_shipped() -> None:
-    text = (Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text()
+    text = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert "id: orbit-learnings-check" in text and "entry: orbit learning check" in text

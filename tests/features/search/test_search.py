@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, CliRunner
+from tests.testing import REPO, CliRunner
 
 
 def add(orbit: CliRunner, summary: str, *args: str) -> str:

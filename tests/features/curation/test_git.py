@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ORBIT_BIN, git, run_orbit
+from tests.testing import ORBIT_BIN, git, run_orbit
 
 USER_HOOK = '#!/bin/sh\n# the team\'s own hook\necho user-hook-ran >> "$(git rev-parse --show-toplevel)/hook.log"\n'
 

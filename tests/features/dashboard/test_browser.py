@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ORBIT_BIN, run_orbit
+from tests.testing import ORBIT_BIN, run_orbit
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, run_orbit
+from tests.testing import CliRunner, run_orbit
 
 
 def payload(

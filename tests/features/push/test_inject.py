@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, run_orbit
+from tests.testing import CliRunner, run_orbit
 
 
 def add(orbit: CliRunner, summary: str, *args: str) -> str:

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from orbit_learnings.integrations.dashboard.app import build_app
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.conftest import CliRunner
+from tests.testing import CliRunner
 
 TOKEN = "test-token"
 

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import ORBIT_BIN
+from tests.testing import ORBIT_BIN
 
 EXPECTED_TOOLS = {
     "orbit_learning_add": {

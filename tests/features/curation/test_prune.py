@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, git, run_orbit
+from tests.testing import CliRunner, git, run_orbit
 
 
 def add(orbit: CliRunner, *args: str) -> str:

@@ -1,0 +1,99 @@
+"""Helpers every suite shares: running the CLI in-process or as a real subprocess, git.
+
+Fixtures live in `conftest.py`; plain helpers live here so tests can import them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings.cli.state import STATE
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+EXAMPLE = REPO / ".orbit-example"
+
+
+ORBIT_BIN = Path(sys.executable).with_name("orbit")
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> object:
+        return json.loads(self.out)
+
+
+class CliRunner:
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+
+    def __call__(self, *args: str) -> Outcome:
+        from orbit_learnings.cli.app import run
+
+        self.capsys.readouterr()
+        STATE.root = None
+        code = run(list(args))
+        captured = self.capsys.readouterr()
+        return Outcome(code, captured.out, captured.err)
+
+
+def run_orbit(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> Outcome:
+    """Run the installed `orbit` console script in a real subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [str(ORBIT_BIN), *args],
+        cwd=cwd,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Outcome(proc.returncode, proc.stdout, proc.stderr)
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def leaf_commands() -> list[tuple[str, ...]]:
+    """Every runnable command path in the Typer app, e.g. ("learning", "drafts", "accept")."""
+    import typer.main
+
+    from orbit_learnings.cli.app import app
+
+    paths: list[tuple[str, ...]] = []
+
+    def walk(command: object, prefix: tuple[str, ...]) -> None:
+        children = getattr(command, "commands", None)
+        if children:
+            for name, child in children.items():
+                walk(child, (*prefix, name))
+        else:
+            paths.append(prefix)
+
+    walk(typer.main.get_command(app), ())
+    return paths
