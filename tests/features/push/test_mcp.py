@@ -178,3 +178,73 @@ def test_sidecar_ignores_paths_outside_the_workspace(workspace: Path, bad: str) 
     from orbit_learnings.store.workspace import Workspace
 
     assert mentioned_paths(Workspace(workspace), {"p": bad}) == []
+
+
+def test_schemas_accept_one_string_offer_enums_and_say_what_each_tool_does(
+    workspace: Path,
+) -> None:
+    async def scenario(client: Client) -> Any:
+        return {t.name: t for t in (await client.list_tools()).tools}
+
+    tools = run(workspace, scenario)
+    listing = tools["orbit_learning_list"].input_schema["properties"]
+    kinds = {option.get("type") for option in listing["path"]["anyOf"]}
+    assert {"string", "array", "null"} <= kinds  # one path or several
+    assert listing["status"]["enum"] == ["active", "superseded", "archived", "all"]
+    assert listing["status"]["default"] == "active"
+    search = tools["orbit_search"].input_schema["properties"]
+    assert search["status"]["default"] == "active"
+    assert search["kind"].get("enum", [search["kind"].get("const")]) == ["learning"]
+    for tool in tools.values():
+        assert tool.title and tool.annotations is not None, tool.name
+    read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
+    assert read_only == {"orbit_learning_list", "orbit_learning_show", "orbit_search"}
+    assert tools["orbit_learning_supersede"].annotations.destructive_hint is True
+    assert tools["orbit_learning_upvote"].annotations.idempotent_hint is True
+
+
+def test_a_single_string_where_a_list_is_expected_works(workspace: Path) -> None:
+    """Models often send `path: "src/x.py"`; the tools answer instead of failing validation."""
+
+    async def scenario(client: Client) -> dict[str, Any]:
+        added = await client.call_tool(
+            "orbit_learning_add",
+            {"summary": "Retry the upload once on 409", "paths": "src/upload/**", "tags": "s3"},
+        )
+        listed = await client.call_tool("orbit_learning_list", {"path": "src/upload/put.py"})
+        searched = await client.call_tool("orbit_search", {"path": "src/upload/put.py"})
+        bad_status = await client.call_tool("orbit_learning_list", {"status": "learning:open"})
+        return {"added": added, "listed": listed, "searched": searched, "bad": bad_status}
+
+    out = run(workspace, scenario)
+    assert not out["added"].is_error, out["added"].content
+    assert [h["id"] for h in out["listed"].structured_content["learnings"]] == ["L-0001"]
+    assert [r["id"] for r in out["searched"].structured_content["results"]] == ["L-0001"]
+    assert out["bad"].is_error  # an enum, not a free string
+
+
+def test_learnings_are_resources_and_the_prompts_are_listed(example: Path) -> None:
+    async def scenario(client: Client) -> dict[str, Any]:
+        return {
+            "resources": (await client.list_resources()).resources,
+            "templates": (await client.list_resource_templates()).resource_templates,
+            "index": await client.read_resource("orbit://learnings"),
+            "one": await client.read_resource("orbit://learnings/L-0002"),
+            "prompts": (await client.list_prompts()).prompts,
+            "review": await client.get_prompt("review-path", {"path": "db/migrations/"}),
+            "capture": await client.get_prompt(
+                "capture-learning", {"what_happened": "the cache key forgot the tenant"}
+            ),
+        }
+
+    out = run(example, scenario)
+    assert [str(r.uri) for r in out["resources"]] == ["orbit://learnings"]
+    assert [t.uri_template for t in out["templates"]] == ["orbit://learnings/{learning_id}"]
+    index_text = out["index"].contents[0].text
+    assert "- L-0002: " in index_text and "- L-0003: " in index_text
+    assert "L-0001" not in index_text  # superseded: the index lists active learnings
+    one = out["one"].contents[0].text
+    assert one.startswith("# L-0002: ") and "- paths:" in one
+    assert {p.name for p in out["prompts"]} == {"capture-learning", "review-path"}
+    assert "db/migrations/" in out["review"].messages[0].content.text
+    assert "orbit_learning_upvote" in out["capture"].messages[0].content.text
