@@ -1,16 +1,19 @@
 """orbit-learnings: reviewed, path-scoped project learnings kept in git.
 
-Kept (nearly) import-free on purpose: agent hooks import this package on every file an
+Kept import-free on purpose: agent hooks import this package on every file an
 agent touches, so anything heavy here would tax every step of every session.
+`__version__` and `search_learnings` are resolved on first access.
 """
-
-from orbit_learnings.core.version import VERSION as __version__
 
 __all__ = ["__version__", "search_learnings"]
 
 
 def __getattr__(name: str) -> object:
-    """Lazy access to `search_learnings`, so `import orbit_learnings` stays free."""
+    """Lazy access, so `import orbit_learnings` stays free."""
+    if name == "__version__":
+        from orbit_learnings.core.version import VERSION
+
+        return VERSION
     if name == "search_learnings":
         from orbit_learnings.api import search_learnings
 

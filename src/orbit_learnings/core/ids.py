@@ -21,7 +21,7 @@ _PREFIX_CLASS = "[" + "".join(PREFIXES.values()) + "]"
 _SEQUENTIAL = r"\d{4,}"
 _RANDOM = r"(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,}"
 SEQUENTIAL_ID = re.compile(rf"^{_PREFIX_CLASS}-({_SEQUENTIAL})$")
-ID_PATTERN = re.compile(rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})$")
+ID_SOURCE = rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})$"
 # An ID inside free text (agent output, URLs): the same forms, bounded by non-word chars.
 ID_IN_TEXT = rf"{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\b"
 EXAMPLE_ID = "L-0001"
@@ -31,7 +31,17 @@ RANDOM_LENGTH = 8  # 40 bits
 
 
 def is_learning_id(value: str) -> bool:
-    return bool(ID_PATTERN.match(value))
+    return bool(_id_pattern().match(value))
+
+
+_compiled: list[re.Pattern[str]] = []
+
+
+def _id_pattern() -> re.Pattern[str]:
+    """Compiled on first use: the hot read path imports this module but never checks an ID."""
+    if not _compiled:
+        _compiled.append(re.compile(ID_SOURCE))
+    return _compiled[0]
 
 
 def format_sequential_id(number: int, prefix: str = PREFIXES["project"]) -> str:
