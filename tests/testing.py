@@ -97,3 +97,13 @@ def leaf_commands() -> list[tuple[str, ...]]:
 
     walk(typer.main.get_command(app), ())
     return paths
+
+
+def add_learning(root: Path, summary: str = "Lesson", *, level: str = "project") -> str:
+    """Create one valid learning (scope `src/**`) in the store at `root`; return its ID."""
+    from orbit_learnings.core.scope import Scope
+    from orbit_learnings.store import bundles
+    from orbit_learnings.store.workspace import Workspace
+
+    new = bundles.NewLearning(summary=summary, scope=Scope(["src/**"]))
+    return bundles.create_learning(Workspace(root, level=level), new).id

@@ -162,3 +162,46 @@ def test_sql_prefilter_shapes(glob: str, expected: str) -> None:
     from orbit_learnings.core.globs import sql_prefilter
 
     assert sql_prefilter(glob) == expected.replace("**", "*")
+
+
+@pytest.mark.parametrize(
+    ("raw", "is_dir", "text", "is_pattern", "segments"),
+    [
+        ("src/app.py", False, "src/app.py", False, ("src", "app.py")),
+        ("src/", False, "src/", True, ("src", "*", "**")),
+        ("src", True, "src/", True, ("src", "*", "**")),
+        ("", False, "", True, ("*", "**")),
+        ("src/**/**/x.py", False, "src/**/**/x.py", True, ("src", "**", "x.py")),
+    ],
+)
+def test_make_query_classifies_files_folders_and_globs(
+    raw: str, is_dir: bool, text: str, is_pattern: bool, segments: tuple[str, ...]
+) -> None:
+    query = matching.make_query(raw, is_directory=is_dir)
+    assert (query.text, query.is_pattern, query.segments) == (text, is_pattern, segments)
+    assert query.label == f"path:{text}"
+
+
+@pytest.mark.parametrize(
+    ("p", "q", "expected"),
+    [
+        ("*.py", "*.rs", False),
+        ("a*", "*b", True),
+        ("[ab]x", "[!a]x", True),
+        ("[!ab]", "[!cd]", True),
+        ("[a-c]", "d", False),
+        ("[a-c]", "b", True),
+        ("\\*", "*", True),
+        ("\\*", "a", False),
+        ("?", "ab", False),
+        ("", "*", False),
+    ],
+)
+def test_segment_patterns_overlap(p: str, q: str, expected: bool) -> None:
+    assert matching.segment_patterns_overlap(p, q) is expected
+    assert matching.segment_patterns_overlap(q, p) is expected
+
+
+def test_anchor_candidates_are_every_literal_folder_prefix() -> None:
+    assert matching.anchor_candidates("a/b/c.py") == ["", "a/", "a/b/"]
+    assert matching.anchor_candidates("top.py") == [""]

@@ -103,3 +103,33 @@ def test_rank_orders_by_votes_priority_recency_id() -> None:
         Item("L-0001", 1.5, 0, "2020-01-01T00:00:00Z"),
     ]
     assert [i.id for i in rank(items)] == ["L-0001", "L-0005", "L-0002", "L-0003", "L-0004"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("task=T-1", model.Evidence("task", "T-1")),
+        (" commit = abc ", model.Evidence("commit", "abc")),
+    ],
+)
+def test_parse_evidence(text: str, expected: model.Evidence) -> None:
+    assert model.parse_evidence(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["T-1", "ticket=1", "task=", "=abc"])
+def test_parse_evidence_refuses_other_shapes(bad: str) -> None:
+    with pytest.raises(ValueError, match="task=ID or commit=SHA"):
+        model.parse_evidence(bad)
+
+
+def test_unknown_keys_survive_as_extra_and_summary_whitespace_collapses() -> None:
+    learning = model.validate({**VALID, "owner_team": "platform", "summary": " Do \n the  thing "})
+    assert learning.extra == {"owner_team": "platform"}
+    assert learning.summary == "Do the thing"
+    assert learning.to_dict()["summary"] == "Do the thing"
+    assert "owner_team" not in learning.to_dict()
+
+
+def test_a_non_mapping_document_is_one_problem() -> None:
+    with pytest.raises(model.SchemaError, match="must be a YAML mapping"):
+        model.validate(["id", "L-0001"])

@@ -76,7 +76,7 @@ def sql_prefilter(glob: str) -> str:
 
 def _never_matches(glob: str) -> str | None:
     """Why a glob can never match a repo-relative path, or None if it can."""
-    if glob.endswith("\\") and not glob.endswith("\\\\"):
+    if (len(glob) - len(glob.rstrip("\\"))) % 2 == 1:  # an odd run: the last one escapes nothing
         return "trailing backslash"
     if any(part in ("..", ".") for part in glob.strip("/").split("/")):
         return "'.' and '..' segments never match repo-relative paths"

@@ -20,10 +20,11 @@ STATUS_CHOICES = (*STATUSES, "all")
 _PREFIX_CLASS = "[" + "".join(PREFIXES.values()) + "]"
 _SEQUENTIAL = r"\d{4,}"
 _RANDOM = r"(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,}"
-SEQUENTIAL_ID = re.compile(rf"^{_PREFIX_CLASS}-({_SEQUENTIAL})$")
-ID_SOURCE = rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})$"
+# \Z, not $: `$` also matches before a final newline, and "L-0001\n" is no ID.
+SEQUENTIAL_ID = re.compile(rf"^{_PREFIX_CLASS}-({_SEQUENTIAL})\Z")
+ID_SOURCE = rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\Z"
 # An ID inside free text (agent output, URLs): the same forms, bounded by non-word chars.
-ID_IN_TEXT = rf"{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\b"
+ID_IN_TEXT = rf"\b{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\b"
 EXAMPLE_ID = "L-0001"
 
 RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U

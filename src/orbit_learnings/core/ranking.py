@@ -27,6 +27,8 @@ def half_life_days() -> float:
         value = float(raw)
     except ValueError:
         return DEFAULT_HALF_LIFE_DAYS
+    if value != value:  # NaN would make every vote score NaN and the order undefined
+        return DEFAULT_HALF_LIFE_DAYS
     return max(value, 0.0)
 
 

@@ -18,8 +18,13 @@ from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import queries
-from orbit_learnings.store.fileops import append_line, atomic_write_text, posix_lock
-from orbit_learnings.store.layout import INJECTIONS_FILE, SESSIONS_DIR
+from orbit_learnings.store.fileops import (
+    append_line,
+    atomic_write_text,
+    posix_lock,
+    remove_if_present,
+)
+from orbit_learnings.store.layout import INJECTIONS_FILE, SESSION_SHOWN_FILE, SESSIONS_DIR
 from orbit_learnings.store.workspace import Workspace
 
 PER_CALL_ENV = "ORBIT_LEARNING_PER_CALL_CAP"
@@ -78,6 +83,25 @@ def session_dir(ws: Workspace, session_id: str) -> str:
     if not safe:
         raise UsageError(f"unusable session id {session_id!r}")
     return os.path.join(ws.state_path, SESSIONS_DIR, safe)
+
+
+def agent_session(session_id: str | None, agent_id: str | None) -> str | None:
+    """The dedup key of one agent's context: a subagent has its own, so it sees its own."""
+    if session_id is None:
+        return None
+    return f"{session_id}.agent-{agent_id}" if agent_id else session_id
+
+
+def forget_session(ws: Workspace, session_id: str) -> bool:
+    """Forget what a session was shown (its context was compacted or cleared), so the
+    next touch shows the learnings again and the session cap starts over."""
+    folder = session_dir(ws, session_id)
+    state_file = os.path.join(folder, SESSION_SHOWN_FILE)
+    if not os.path.exists(state_file):
+        return False
+    with posix_lock(os.path.join(folder, "lock")):
+        remove_if_present(state_file)
+    return True
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,7 +180,7 @@ def _select_in_session(
 ) -> list[Hit]:
     """Dedup against the session's shown set under a lock, so two processes never both show one."""
     folder = session_dir(ws, session_id)
-    state_file = os.path.join(folder, "learnings.json")
+    state_file = os.path.join(folder, SESSION_SHOWN_FILE)
     with posix_lock(os.path.join(folder, "lock")):
         shown = _read_shown(state_file)
         fresh = [h for h in ranked if h.id not in shown]

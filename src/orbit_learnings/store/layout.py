@@ -29,6 +29,7 @@ LEGACY_SUPERSEDED_DIR = "superseded"  # the flat layout's folder of superseded r
 INDEX_FILE = "index.sqlite3"
 LOCKS_DIR = "locks"
 SESSIONS_DIR = "sessions"
+SESSION_SHOWN_FILE = "learnings.json"  # in a session folder: the IDs it was shown
 INJECTIONS_FILE = "injections.jsonl"
 TASKS_DIR = "tasks"  # an optional task store beside the learnings
 

@@ -1,0 +1,115 @@
+"""Which files did a tool call touch? File tools name them; shell commands, searches and
+globs need reading. Shared by every agent's hook, whatever it calls its tools.
+
+Shell commands are parsed, never run: the common read and diff commands (`cat`,
+`head`, `tail`, `sed -n`, `less`, `wc`, `nl`, `bat`, `grep`/`rg`, `git diff|show|log|blame`,
+`diff`) and whatever follows `--`. A word counts when it names something inside the
+workspace that exists, or looks like a file path (a slash and an extension).
+Stdlib only: this runs on every tool call an agent makes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.core.matching import is_glob
+from orbit_learnings.store.workspace import Workspace, to_repo_relative
+
+MAX_PATHS = 20
+_HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
+_SEGMENT_BREAKS = re.compile(r"\|\||&&|[|;&\n]")
+# Commands whose first plain argument is a pattern or a script, not a file.
+_PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk"}
+_READERS = {"cat", "head", "tail", "less", "more", "wc", "nl", "bat", "file", "stat", "diff"}
+_READERS |= _PATTERN_FIRST
+_GIT_READS = {"diff", "show", "log", "blame", "cat-file"}
+# Options that take a value, by command, so the value is not read as a file.
+_SEARCH_VALUED = {"-e", "-f", "-m", "-A", "-B", "-C", "-g", "-t", "--type", "--glob"}
+_VALUED: dict[str, set[str]] = {
+    "head": {"-n", "-c"},
+    "tail": {"-n", "-c"},
+    "sed": {"-e", "-f"},
+    "awk": {"-f", "-v", "-F"},
+    **{name: _SEARCH_VALUED for name in ("grep", "egrep", "fgrep", "rg", "ag", "ack")},
+}
+
+
+def repo_path(ws: Workspace, token: str, *, cwd: str | None = None) -> str | None:
+    """`token` as a repo-relative file or folder path, or None when it is not one."""
+    token = token.strip().lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
+    if not token or token.startswith(("-", "http:", "https:")) or is_glob(token):
+        return None
+    base = cwd or ws.root_dir
+    exists = os.path.exists(os.path.join(base, token))
+    looks_like_file = ("/" in token or "\\" in token) and bool(_HAS_EXTENSION.search(token))
+    if not exists and not looks_like_file:
+        return None
+    try:
+        relative = to_repo_relative(ws, token, base)
+    except OrbitError:
+        return None  # outside the workspace
+    return relative or None
+
+
+def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[str]:
+    """Files and folders a shell command reads, in order, without running it."""
+    import shlex
+
+    found: dict[str, None] = {}
+    for segment in _SEGMENT_BREAKS.split(command):
+        try:
+            words = shlex.split(segment, comments=True)
+        except ValueError:  # an unbalanced quote: read it as plain words
+            words = segment.split()
+        for word in _file_words(words):
+            path = repo_path(ws, word, cwd=cwd)
+            if path is not None:
+                found.setdefault(path, None)
+    return list(found)[:MAX_PATHS]
+
+
+def _file_words(words: list[str]) -> list[str]:
+    """The words of one simple command that name files, by the rules of that command."""
+    while words and "=" in words[0] and not words[0].startswith("-"):
+        words = words[1:]  # leading VAR=value assignments
+    if not words:
+        return []
+    program, args = os.path.basename(words[0]), words[1:]
+    if "--" in args:
+        return args[args.index("--") + 1 :]
+    if program == "git" and args and args[0] in _GIT_READS:
+        return [a.split(":", 1)[-1] for a in _plain(args[1:], set())]
+    if program not in _READERS:
+        return []
+    plain = _plain(args, _VALUED.get(program, set()))
+    explicit_pattern = any(a in ("-e", "-f") or a.startswith("--regexp") for a in args)
+    if program in _PATTERN_FIRST and plain and not explicit_pattern:
+        plain = plain[1:]
+    return plain
+
+
+def _plain(args: list[str], valued: set[str]) -> list[str]:
+    """Arguments that are neither options nor the values of options."""
+    plain: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in valued:
+            skip = True
+        elif not arg.startswith("-"):
+            plain.append(arg)
+    return plain
+
+
+def search_paths(
+    ws: Workspace, path: str | None, pattern: str | None, *, cwd: str | None
+) -> list[str]:
+    """What a search or glob tool looks at: its folder, narrowed by a glob pattern if any."""
+    base = repo_path(ws, path, cwd=cwd) if path else None
+    if pattern and is_glob(pattern) and not os.path.isabs(pattern):
+        prefix = f"{base.rstrip('/')}/" if base else ""
+        return [prefix + pattern]
+    return [base] if base else []

@@ -1,0 +1,72 @@
+"""Which files a tool call touched: shell commands read, never run; searches and globs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings.push.toolpaths import repo_path, search_paths, shell_paths
+from orbit_learnings.store.workspace import Workspace
+
+
+@pytest.fixture
+def ws(workspace: Path) -> Workspace:
+    for name in ("src/app.py", "src/util.py", "docs/guide.md", "Makefile"):
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text("x\n")
+    return Workspace(workspace)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cat src/app.py", ["src/app.py"]),
+        ("sed -n '10,40p' src/app.py", ["src/app.py"]),
+        ("head -n 20 src/app.py | grep def", ["src/app.py"]),
+        ("tail -f docs/guide.md", ["docs/guide.md"]),
+        ("git diff -- src/app.py src/util.py", ["src/app.py", "src/util.py"]),
+        ("git show HEAD~1:src/util.py", ["src/util.py"]),
+        ("git log -p src/app.py", ["src/app.py"]),
+        ("rg 'def main' src/app.py", ["src/app.py"]),
+        ("grep -rn TODO src", ["src"]),
+        ("rg -e cat src/util.py", ["src/util.py"]),
+        ("cd src && cat app.py", []),  # relative to a folder we do not follow
+        ("wc -l Makefile; cat src/app.py", ["Makefile", "src/app.py"]),
+        ("LC_ALL=C cat src/app.py", ["src/app.py"]),
+        ("python -c 'open(\"src/app.py\")'", []),  # not a read command we know
+        ("rm -rf src/app.py", []),  # never taken as a read
+        ("cat /etc/passwd ../outside.py", []),  # outside the workspace
+        ("cat 'unbalanced", []),
+    ],
+)
+def test_shell_commands_name_the_files_they_read(
+    ws: Workspace, command: str, expected: list[str]
+) -> None:
+    assert shell_paths(ws, command) == expected
+
+
+def test_a_file_that_does_not_exist_yet_counts_when_it_looks_like_one(ws: Workspace) -> None:
+    assert shell_paths(ws, "cat src/new_module.py") == ["src/new_module.py"]
+    assert shell_paths(ws, "cat README") == []  # no slash, no extension, not there
+
+
+def test_commands_are_never_run(ws: Workspace, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    shell_paths(ws, f"cat src/app.py; touch {marker}; $(touch {marker})")
+    assert not marker.exists()
+
+
+def test_search_and_glob_inputs(ws: Workspace) -> None:
+    root = ws.root_dir
+    assert search_paths(ws, f"{root}/src", None, cwd=root) == ["src"]
+    assert search_paths(ws, "src", "**/*.py", cwd=root) == ["src/**/*.py"]
+    assert search_paths(ws, None, "*.md", cwd=root) == ["*.md"]
+    assert search_paths(ws, None, None, cwd=root) == []
+
+
+def test_repo_path_refuses_urls_options_and_outsiders(ws: Workspace) -> None:
+    assert repo_path(ws, "https://example.com/a.py") is None
+    assert repo_path(ws, "--color") is None
+    assert repo_path(ws, "/etc/hosts") is None
+    assert repo_path(ws, f"{ws.root_dir}/src/app.py") == "src/app.py"
