@@ -252,7 +252,7 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
             {
                 "session_id": "bench",
                 "cwd": str(tmp),
-                "hook_event_name": "PreToolUse",
+                "hook_event_name": "PostToolUse",
                 "tool_name": "Read",
                 "tool_input": {"file_path": str(tmp / match)},
             }

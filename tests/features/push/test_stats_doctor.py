@@ -59,7 +59,7 @@ def test_doctor_fails_on_a_broken_store_and_a_missing_hook_command(
         json.dumps(
             {
                 "hooks": {
-                    "PreToolUse": [
+                    "PostToolUse": [
                         {
                             "matcher": "Read",
                             "hooks": [

@@ -41,41 +41,74 @@ class ClaudeCode(Integration):
     def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
         from orbit_learnings.integrations.claude_code import setup
 
-        return setup.install(ws.root, command or setup.HOOK_COMMAND)
+        return setup.install(ws.root, command)
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
         from orbit_learnings.integrations.claude_code import setup
 
-        return setup.uninstall(ws.root, command or setup.HOOK_COMMAND)
+        return setup.uninstall(ws.root, command)
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         return [_hook_check(ws), _dry_run(ws, sample_path)]
 
 
 def _hook_check(ws: Workspace) -> Check:
-    import shlex
-    import shutil
+    import json as json_module
 
+    from orbit_learnings.integrations import hookfiles
     from orbit_learnings.integrations.claude_code import setup
 
     name = "claude code hook"
+    path = ws.root / setup.SETTINGS
     try:
         commands = setup.hook_commands(ws.root)
+        data = json_module.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except ValueError:
         return Check(name, "fail", f"{setup.SETTINGS} is not valid JSON")
     if not commands:
         return Check(
             name, "warn", f"no orbit entry in {setup.SETTINGS}; run `orbit hooks install --claude`"
         )
-    program = shlex.split(commands[0])[0] if commands[0].strip() else ""
-    if not (shutil.which(program) or os.path.exists(os.path.join(ws.root_dir, program))):
+    missing = _missing_program(ws, [c for c in commands if not hookfiles.is_guarded(c)])
+    if missing:
         return Check(
             name,
             "fail",
-            f"the hook runs `{commands[0]}`, but `{program}` is not on PATH; "
-            "install orbit with pip/pipx or point --command at scripts/claude-code-hook.sh",
+            f"the hook runs `{missing}`, which is not on PATH; install orbit with pip/pipx, "
+            "or run `orbit hooks install --claude` for an entry that skips itself without orbit",
         )
-    return Check(name, "ok", f"{setup.SETTINGS} runs `{commands[0]}`")
+    events = {event for event in data.get("hooks", {}) if setup.EVENTS.get(event, "") != ""}
+    if "PostToolUse" not in events:
+        return Check(
+            name,
+            "warn",
+            f"{setup.SETTINGS} has an older orbit entry (context before the tool, no compaction "
+            "or subagent support); run `orbit hooks install --claude` to update it",
+        )
+    unguarded = [c for c in commands if not hookfiles.is_guarded(c)]
+    if unguarded:
+        return Check(
+            name,
+            "warn",
+            f"teammates without orbit on PATH get a failing hook on every tool call (and Copilot "
+            f"CLI denies the call): `{unguarded[0]}`; `orbit hooks install --claude` writes a "
+            "guarded entry",
+        )
+    return Check(
+        name, "ok", f"{setup.SETTINGS} runs orbit, silently skipped where orbit is not installed"
+    )
+
+
+def _missing_program(ws: Workspace, commands: list[str]) -> str | None:
+    """The first command whose program this machine cannot run, if any."""
+    import shlex
+    import shutil
+
+    for command in commands:
+        words = shlex.split(command) if command.strip() else [""]
+        if not (shutil.which(words[0]) or os.path.exists(os.path.join(ws.root_dir, words[0]))):
+            return command
+    return None
 
 
 def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
@@ -89,9 +122,10 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
         {
             "session_id": "orbit-doctor",
             "cwd": ws.root_dir,
-            "hook_event_name": "PreToolUse",
+            "hook_event_name": "PostToolUse",
             "tool_name": "Read",
             "tool_input": {"file_path": os.path.join(ws.root_dir, path)},
+            "tool_response": {"type": "text"},
         }
     )
     try:

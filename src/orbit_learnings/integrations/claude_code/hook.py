@@ -1,14 +1,23 @@
-"""Layer 3: the Claude Code PreToolUse hook (`orbit hook claude-code`).
+"""`orbit hook claude-code`: one command for every Claude Code event orbit listens to.
 
-Claude Code runs this before every Read, Edit, Write, MultiEdit and NotebookEdit
-and sends the call as JSON on stdin. We answer with `additionalContext` — the
-learnings whose scope matches the file — and never decide anything about the
-tool call itself: no `permissionDecision` (an "allow" would silently skip the
-user's permission prompt) and never exit code 2 (Claude Code reads it as
-"block"). Any problem means empty stdout, a short note on stderr, exit 0.
+- `PostToolUse` after Read, Edit, Write, NotebookEdit, Bash, Grep and Glob: the
+  learnings for the files the call touched, as `additionalContext`. After, not before:
+  context from PreToolUse lands next to the tool result too, but would be marked
+  shown even when the call is then denied.
+- `SessionStart`: after `compact` or `clear`, forget what the session was shown (the
+  context that held it is gone); a one-line note that the project keeps learnings.
+- `PreToolUse` of the subagent tool (`Task`/`Agent`): remember the files its task
+  names; `SubagentStart` then gives the subagent those learnings. Each subagent
+  (`agent_id`) has its own dedup, since it has its own context.
+- `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
+  once, with the learnings as the reason.
 
-Reference: https://code.claude.com/docs/en/hooks (PreToolUse input and
-`hookSpecificOutput.additionalContext`).
+The answer's `hookEventName` is always the event that called. Copilot CLI and VS Code
+read `.claude/settings.json` too and send their own shapes (`toolName`/`toolArgs`,
+`view`, `read_file` with `filePath`): they are recognised and answered in a shape they
+read, or left in silence. Never a non-zero exit, never output on a problem.
+
+Reference (read 2026-11-24): https://code.claude.com/docs/en/hooks
 """
 
 from __future__ import annotations
@@ -16,24 +25,16 @@ from __future__ import annotations
 import json
 import os
 
-from orbit_learnings.core.results import Hit
-from orbit_learnings.core.scope import Scope
-from orbit_learnings.push import inject
-from orbit_learnings.store.workspace import find_workspace, to_repo_relative
+from orbit_learnings.push import hookflow
+from orbit_learnings.store.workspace import Workspace, find_workspace, to_repo_relative
 
-FILE_TOOLS = {
-    "Read": "file_path",
-    "Edit": "file_path",
-    "Write": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
-MAX_CONTEXT_CHARS = 4000  # far below Claude Code's 10,000-character hook output cap
 DENY_ENV = "ORBIT_HOOK_DENY_NEW_WRITES"
+LAYER = "claude-code"
+SUBAGENT_TOOLS = ("Task", "Agent")
 
 
 class HookSkip(Exception):
-    """Nothing to say for this tool call, with the reason for stderr."""
+    """Nothing to say for this call, with the reason for stderr."""
 
 
 def run(
@@ -51,75 +52,87 @@ def run(
 def respond(
     stdin_text: str, *, root: str | None = None, deny_new_writes: bool = False, record: bool = True
 ) -> str:
-    payload = _parse(stdin_text)
-    tool = payload.get("tool_name")
-    key = FILE_TOOLS.get(tool) if isinstance(tool, str) else None
-    if key is None:
-        raise HookSkip("")  # not a file tool: stay silent
-    tool_input = payload.get("tool_input")
-    raw_path = tool_input.get(key) if isinstance(tool_input, dict) else None
-    if not isinstance(raw_path, str) or not raw_path.strip():
-        raise HookSkip(f"no {key} in tool_input")
+    payload = parse(stdin_text)
+    event = _text(payload, "hook_event_name") or _text(payload, "hookEventName") or ""
     cwd = _text(payload, "cwd")
     ws = find_workspace(root, cwd=cwd)
-    relative = to_repo_relative(ws, raw_path, cwd)
-    session = _text(payload, "session_id")
-    deny = deny_new_writes or os.environ.get(DENY_ENV) == "1"
-    absolute = os.path.join(ws.root_dir, relative)
-    denying = deny and tool == "Write" and session is not None and not os.path.exists(absolute)
-    chosen = inject.select(
+    session = _text(payload, "session_id") or _text(payload, "sessionId")
+    if event == "SessionStart":
+        return answer(event, hookflow.session_started(ws, session, _text(payload, "source")))
+    if event == "SubagentStart":
+        agent = _text(payload, "agent_id")
+        text = hookflow.subagent_started(ws, session, agent, layer=LAYER, record=record)
+        return answer(event, text)
+    touch = _touch(payload, session, cwd)
+    if event == "PreToolUse" or (not event and touch.tool in SUBAGENT_TOOLS):
+        deny = deny_new_writes or os.environ.get(DENY_ENV) == "1"
+        return _before_tool(ws, touch, deny=deny, record=record)
+    text = hookflow.context_for_touch(ws, touch, layer=LAYER, record=record)
+    return answer(event or "PostToolUse", text, foreign="toolName" in payload)
+
+
+def _touch(payload: dict[str, object], session: str | None, cwd: str | None) -> hookflow.Touch:
+    tool = _text(payload, "tool_name") or _text(payload, "toolName")
+    if tool is None:
+        raise HookSkip("")  # not a tool call: stay silent
+    tool_input = payload.get("tool_input", payload.get("toolArgs"))
+    if isinstance(tool_input, str):  # Copilot CLI sends its arguments as a JSON string
+        try:
+            tool_input = json.loads(tool_input)
+        except ValueError:
+            tool_input = {}
+    return hookflow.Touch(
+        tool,
+        tool_input if isinstance(tool_input, dict) else {},
+        session_id=session,
+        agent_id=_text(payload, "agent_id"),
+        cwd=cwd,
+    )
+
+
+def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bool) -> str:
+    if touch.tool in SUBAGENT_TOOLS:
+        task = " ".join(str(v) for v in touch.tool_input.values() if isinstance(v, str))
+        hookflow.remember_subagent_task(ws, touch.session_id, task)
+        return ""
+    raw_path = touch.tool_input.get("file_path")
+    if not (deny and touch.tool == "Write" and touch.session_id and isinstance(raw_path, str)):
+        return ""
+    relative = to_repo_relative(ws, raw_path, touch.cwd)
+    if not relative or os.path.exists(os.path.join(ws.root_dir, relative)):
+        return ""
+    text = hookflow.context_for_paths(
         ws,
-        Scope([relative]),
-        session_id=inject.session_from_env(session),
-        render=lambda hits: context_text(relative, hits),
-        max_tokens=MAX_CONTEXT_CHARS // 4,
-        layer="claude-code",
-        trigger={"tool": tool, "path": relative},
-        cwd=ws.root_dir,  # `relative` is already repo-relative, whatever Claude's cwd is
+        [relative],
+        session_key=touch.session_key,
+        layer=LAYER,
+        trigger={"tool": touch.tool, "path": relative, "deny": True},
         record=record,
     )
-    if not chosen.hits:
+    if not text:
         return ""
-    text = context_text(relative, chosen.hits)
-    if denying:
-        return (
-            json.dumps(
-                {
-                    "hookSpecificOutput": {
-                        "hookEventName": "PreToolUse",
-                        "permissionDecision": "deny",
-                        "permissionDecisionReason": text
-                        + "\nRetry the same Write to create the file.",
-                    }
-                }
-            )
-            + "\n"
-        )
-    return (
-        json.dumps(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "additionalContext": text,
-                }
-            }
-        )
-        + "\n"
-    )
+    reason = text + "\nRetry the same Write to create the file."
+    decision = {"permissionDecision": "deny", "permissionDecisionReason": reason}
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **decision}}) + "\n"
 
 
-def context_text(relative_path: str, hits: list[Hit]) -> str:
-    lines = [f"Project learnings (.orbit/learnings) whose scope matches {relative_path}:"]
-    lines += [inject.provenance_line(h) for h in hits]
-    lines.append("Full text: orbit learning show <id>.")
-    return "\n".join(lines)[:MAX_CONTEXT_CHARS]
+def answer(event: str, text: str, *, foreign: bool = False) -> str:
+    """The hook's stdout: nothing, or `additionalContext` for the event that called.
+
+    Copilot CLI's own payload shape (`toolName`) reads a top-level `additionalContext`.
+    """
+    if not text:
+        return ""
+    specific = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    body = {"additionalContext": text} if foreign else specific
+    return json.dumps(body) + "\n"
 
 
-def _parse(stdin_text: str) -> dict[str, object]:
+def parse(stdin_text: str) -> dict[str, object]:
     try:
         payload = json.loads(stdin_text)
     except ValueError:
-        raise HookSkip("stdin is not JSON; expected Claude Code's PreToolUse payload") from None
+        raise HookSkip("stdin is not JSON; expected a hook payload") from None
     if not isinstance(payload, dict):
         raise HookSkip("stdin JSON is not an object")
     return payload
@@ -127,4 +140,4 @@ def _parse(stdin_text: str) -> dict[str, object]:
 
 def _text(payload: dict[str, object], key: str) -> str | None:
     value = payload.get(key)
-    return value if isinstance(value, str) else None
+    return value if isinstance(value, str) and value.strip() else None

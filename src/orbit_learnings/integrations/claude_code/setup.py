@@ -1,23 +1,34 @@
 """Installing the Claude Code hook and the orbit-learnings skill into a workspace.
 
-`.claude/settings.json` belongs to the user: we merge one PreToolUse entry into
-it, never touch anything else, add nothing on a second run, and remove only
-our own entry on uninstall. The skill file is removed only if it is still
-exactly what we wrote.
+`.claude/settings.json` belongs to the team: we merge our entries into it (see
+`hookfiles`), never touch anything else, add nothing on a second run, and remove
+only our own on uninstall; an older install's PreToolUse entry is replaced. The
+command is guarded, so a teammate without orbit gets a silent success, and Copilot
+CLI and VS Code, which read this file too, never see a failing hook. The skill file
+is removed only if it is still exactly what we wrote.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.integrations import hookfiles
 from orbit_learnings.integrations.base import SetupReport
 from orbit_learnings.store.fileops import atomic_write_text
 
 HOOK_COMMAND = "orbit hook claude-code"
-HOOK_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit"
+HOOK_MARKER = "hook claude-code"
+FILE_TOOLS_MATCHER = "Read|Edit|Write|NotebookEdit|Bash|Grep|Glob"
+# Event -> matcher (None: every occurrence). PreToolUse only sees subagent launches, whose
+# task text names the files the subagent will need.
+EVENTS: dict[str, str | None] = {
+    "SessionStart": "startup|clear|compact",
+    "PostToolUse": FILE_TOOLS_MATCHER,
+    "PreToolUse": "Task|Agent",
+    "SubagentStart": None,
+}
+TIMEOUT_SECONDS = 10
 SETTINGS = Path(".claude/settings.json")
 SKILL = Path(".claude/skills/orbit-learnings/SKILL.md")
 
@@ -25,6 +36,11 @@ SKILL_TEXT = """\
 ---
 name: orbit-learnings
 description: Project learnings for this repository - short, reviewed lessons scoped to paths and tags. Use when asked "what should I know about X", "are there learnings for X", "is there context I'm missing on X", before changing unfamiliar code, and when a task taught something non-obvious worth recording.
+allowed-tools:
+  - "Bash(orbit learning list:*)"
+  - "Bash(orbit learning show:*)"
+  - "Bash(orbit learning search:*)"
+  - "Bash(orbit search:*)"
 ---
 
 # Project learnings (orbit)
@@ -72,56 +88,32 @@ as narrow as the lesson.
 """
 
 
-def _load_settings(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except ValueError as exc:
-        raise OrbitError(
-            f"{path}: not valid JSON ({exc}); fix it before installing the hook"
-        ) from None
-    if not isinstance(data, dict):
-        raise OrbitError(f"{path}: expected a JSON object")
-    return data
+def wanted_entries(command: str) -> dict[str, list[dict[str, Any]]]:
+    """Our entry per event: context after file tools, a note and forgetting on session
+    start, the task paths a parent hands to a subagent, and the subagent's start."""
+    handler = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+    return {
+        event: [{"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}]
+        for event, matcher in EVENTS.items()
+    }
 
 
-def _our_entries(group: dict[str, Any], command: str) -> list[dict[str, Any]]:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return [h for h in hooks or [] if isinstance(h, dict) and h.get("command") == command]
+def _markers(command: str | None) -> tuple[str, ...]:
+    """What makes an entry ours: it runs the hook (under any name for orbit), or `command`."""
+    return (HOOK_MARKER, command) if command else (HOOK_MARKER,)
 
 
 def hook_commands(root: Path) -> list[str]:
-    """Commands of PreToolUse entries that run orbit; ValueError if the file is not JSON."""
-    path = root / SETTINGS
-    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-    return [
-        str(hook.get("command", ""))
-        for group in groups or []
-        if isinstance(group, dict)
-        for hook in group.get("hooks", []) or []
-        if isinstance(hook, dict) and "orbit" in str(hook.get("command", ""))
-    ]
+    """Every command of ours in the settings; ValueError if the file is not JSON."""
+    return hookfiles.commands_in(root / SETTINGS, _markers(None))
 
 
-def install(root: Path, command: str = HOOK_COMMAND) -> SetupReport:
-    report = SetupReport()
+def install(root: Path, command: str | None = None) -> SetupReport:
     path = root / SETTINGS
-    settings = _load_settings(path)
-    hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise OrbitError(f"{path}: 'hooks' is not an object")
-    groups = hooks.setdefault("PreToolUse", [])
-    if not isinstance(groups, list):
-        raise OrbitError(f"{path}: 'hooks.PreToolUse' is not a list")
-    if any(_our_entries(g, command) for g in groups):
-        report.unchanged.append(str(SETTINGS))
-    else:
-        groups.append({"matcher": HOOK_MATCHER, "hooks": [{"type": "command", "command": command}]})
-        atomic_write_text(path, json.dumps(settings, indent=2) + "\n")
-        report.changed.append(str(SETTINGS))
+    entry = command or hookfiles.guarded(HOOK_COMMAND)
+    report = hookfiles.install(path, wanted_entries(entry), _markers(command), nested=True)
+    report.changed[:] = [str(SETTINGS)] if report.changed else []
+    report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
     (report.changed if install_skill(root) else report.unchanged).append(str(SKILL))
     return report
 
@@ -134,29 +126,10 @@ def install_skill(root: Path) -> bool:
     return True
 
 
-def uninstall(root: Path, command: str = HOOK_COMMAND) -> SetupReport:
-    report = SetupReport()
-    path = root / SETTINGS
-    settings = _load_settings(path)
-    hooks = settings.get("hooks")
-    groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-    if isinstance(groups, list) and any(_our_entries(g, command) for g in groups):
-        kept_groups = []
-        for group in groups:
-            if isinstance(group, dict) and _our_entries(group, command):
-                remaining = [
-                    h for h in group.get("hooks", []) if h not in _our_entries(group, command)
-                ]
-                if remaining:
-                    kept_groups.append({**group, "hooks": remaining})
-            else:
-                kept_groups.append(group)
-        _set_or_drop(hooks, "PreToolUse", kept_groups)
-        _set_or_drop(settings, "hooks", hooks)
-        atomic_write_text(path, json.dumps(settings, indent=2) + "\n")
-        report.changed.append(str(SETTINGS))
-    else:
-        report.unchanged.append(str(SETTINGS))
+def uninstall(root: Path, command: str | None = None) -> SetupReport:
+    report = hookfiles.uninstall(root / SETTINGS, _markers(command), nested=True)
+    report.changed[:] = [str(SETTINGS)] if report.changed else []
+    report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
     skill = root / SKILL
     if skill.exists() and skill.read_text(encoding="utf-8") == SKILL_TEXT:
         skill.unlink()
@@ -167,10 +140,3 @@ def uninstall(root: Path, command: str = HOOK_COMMAND) -> SetupReport:
     elif skill.exists():
         report.unchanged.append(f"{SKILL} (edited, kept)")
     return report
-
-
-def _set_or_drop(container: Any, key: str, value: Any) -> None:
-    if value:
-        container[key] = value
-    else:
-        container.pop(key, None)

@@ -1,0 +1,155 @@
+"""Merging orbit's hook entries into an agent's JSON settings, and taking them out again.
+
+The settings file belongs to the user (and often to the whole team): we add only our
+own entries, change nothing else, add nothing on a second run, and remove only what is
+ours. An entry is ours when its command runs `orbit hook NAME`. Two layouts exist:
+
+- nested (Claude Code, Gemini CLI): `hooks.Event = [{"matcher": M, "hooks": [handler]}]`
+- flat (Cursor, Copilot): `hooks.event = [handler]`, the matcher inside the handler
+
+The command written is guarded so that a teammate without orbit on PATH gets a silent
+success, never a failing hook: some agents (Copilot CLI) deny the tool call when a
+hook fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.integrations.base import SetupReport
+from orbit_learnings.store.fileops import atomic_write_text
+
+Handler = dict[str, Any]
+GUARD = "command -v orbit >/dev/null 2>&1 && {command} || true"
+
+
+def guarded(command: str) -> str:
+    """A shell command that exits 0 and prints nothing when orbit is not installed."""
+    return GUARD.format(command=command)
+
+
+def is_guarded(command: str) -> bool:
+    return command.startswith("command -v ") and command.rstrip().endswith("|| true")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The settings as a JSON object; a broken file is refused, never overwritten."""
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except ValueError as exc:
+        raise OrbitError(f"{path}: not valid JSON ({exc}); fix it before installing") from None
+    if not isinstance(data, dict):
+        raise OrbitError(f"{path}: expected a JSON object")
+    return data
+
+
+def hooks_of(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise OrbitError(f"{path}: 'hooks' is not an object")
+    return hooks
+
+
+def ours(markers: tuple[str, ...]) -> Callable[[object], bool]:
+    """Whether a handler is one of ours: its command (any spelling) contains a marker."""
+
+    def test(handler: object) -> bool:
+        if not isinstance(handler, dict):
+            return False
+        texts = [handler.get(k) for k in ("command", "bash", "powershell")]
+        return any(isinstance(t, str) and any(m in t for m in markers) for t in texts)
+
+    return test
+
+
+def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nested: bool) -> None:
+    """Remove our handlers from every event (and any group they leave empty)."""
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept: list[object] = []
+        for entry in entries:
+            if nested and isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+                inner = [h for h in entry["hooks"] if not is_ours(h)]
+                if inner:
+                    kept.append({**entry, "hooks": inner})
+            elif not is_ours(entry):
+                kept.append(entry)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+
+
+def write_if_changed(path: Path, before: dict[str, Any], after: dict[str, Any]) -> bool:
+    if before == after and path.exists():
+        return False
+    atomic_write_text(path, json.dumps(after, indent=2) + "\n")
+    return True
+
+
+def install(
+    path: Path,
+    wanted: dict[str, list[Any]],
+    markers: tuple[str, ...],
+    *,
+    nested: bool,
+    extra: dict[str, Any] | None = None,
+) -> SetupReport:
+    """Make our entries exactly `wanted` (event -> entries), leaving everything else alone."""
+    report = SetupReport()
+    data = load(path)
+    before = json.loads(json.dumps(data))
+    data.update({k: v for k, v in (extra or {}).items() if k not in data})
+    hooks = hooks_of(data, path)
+    strip_ours(hooks, ours(markers), nested=nested)
+    for event, entries in wanted.items():
+        current = hooks.setdefault(event, [])
+        if not isinstance(current, list):
+            raise OrbitError(f"{path}: 'hooks.{event}' is not a list")
+        current.extend(entries)
+    changed = write_if_changed(path, before, data)
+    (report.changed if changed else report.unchanged).append(str(path))
+    return report
+
+
+def uninstall(path: Path, markers: tuple[str, ...], *, nested: bool) -> SetupReport:
+    report = SetupReport()
+    if not path.exists():
+        report.unchanged.append(str(path))
+        return report
+    data = load(path)
+    before = json.loads(json.dumps(data))
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        strip_ours(hooks, ours(markers), nested=nested)
+        if not hooks:
+            del data["hooks"]
+    changed = write_if_changed(path, before, data)
+    (report.changed if changed else report.unchanged).append(str(path))
+    return report
+
+
+def commands_in(path: Path, markers: tuple[str, ...]) -> list[str]:
+    """Every command of ours in the file (ValueError when it is not JSON)."""
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    found: list[str] = []
+    for entries in hooks.values() if isinstance(hooks, dict) else []:
+        for entry in entries if isinstance(entries, list) else []:
+            handlers = entry.get("hooks") if isinstance(entry, dict) else None
+            for handler in handlers if isinstance(handlers, list) else [entry]:
+                if ours(markers)(handler):
+                    found += [
+                        handler[k] for k in ("command", "bash") if isinstance(handler.get(k), str)
+                    ]
+    return found
