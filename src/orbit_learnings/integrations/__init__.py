@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 REGISTRY = {
     "git": "orbit_learnings.integrations.git",
     "claude-code": "orbit_learnings.integrations.claude_code",
+    "cursor": "orbit_learnings.integrations.cursor",
+    "copilot": "orbit_learnings.integrations.copilot",
+    "gemini": "orbit_learnings.integrations.gemini",
     "mcp": "orbit_learnings.integrations.mcp",
     "dashboard": "orbit_learnings.integrations.dashboard",
 }

@@ -132,6 +132,10 @@ def uninstall(path: Path, markers: tuple[str, ...], *, nested: bool) -> SetupRep
         strip_ours(hooks, ours(markers), nested=nested)
         if not hooks:
             del data["hooks"]
+    if before != data and set(data) <= {"version"}:  # only what our install added is left
+        path.unlink()
+        report.changed.append(str(path))
+        return report
     changed = write_if_changed(path, before, data)
     (report.changed if changed else report.unchanged).append(str(path))
     return report

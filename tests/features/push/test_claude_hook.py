@@ -364,7 +364,7 @@ def test_uninstall_keeps_an_edited_skill(workspace: Path, orbit: CliRunner) -> N
     outcome = orbit("hooks", "uninstall", "--claude", "--command", "scripts/claude-code-hook.sh")
     assert "edited, kept" in outcome.out
     assert skill.exists()
-    assert json.loads((workspace / ".claude/settings.json").read_text()) == {}
+    assert not (workspace / ".claude/settings.json").exists()  # we created it: gone again
 
 
 def test_install_refuses_invalid_settings_without_writing(

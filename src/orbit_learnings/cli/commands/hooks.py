@@ -27,6 +27,9 @@ NamesArg = Annotated[
     ),
 ]
 ClaudeFlag = Annotated[bool, typer.Option("--claude", help=f"Shorthand for NAME {CLAUDE}.")]
+CursorFlag = Annotated[bool, typer.Option("--cursor", help="Shorthand for NAME cursor.")]
+CopilotFlag = Annotated[bool, typer.Option("--copilot", help="Shorthand for NAME copilot.")]
+GeminiFlag = Annotated[bool, typer.Option("--gemini", help="Shorthand for NAME gemini.")]
 CommandOpt = Annotated[
     str | None,
     typer.Option("--command", help="The command the agent runs (default: orbit hook NAME)."),
@@ -43,17 +46,22 @@ def hook_command_for(integration: Integration) -> Callable[..., None]:
     return command
 
 
-def _chosen(names: list[str] | None, *, claude: bool) -> list[Integration]:
-    wanted = [*(names or []), *([CLAUDE] if claude else [])] or ["git"]
-    return [integrations.get(name) for name in dict.fromkeys(wanted)]
+def _chosen(names: list[str]) -> list[Integration]:
+    return [integrations.get(name) for name in dict.fromkeys(names or ["git"])]
 
 
-def _run(names: list[str] | None, *, claude: bool, command: str | None, install: bool) -> None:
+def _named(names: list[str] | None, **flags: bool) -> list[str]:
+    """NAME arguments plus the shorthand flags (`--claude` is claude-code)."""
+    spelled = {"claude": CLAUDE}
+    return [*(names or []), *(spelled.get(flag, flag) for flag, on in flags.items() if on)]
+
+
+def _run(names: list[str], *, command: str | None, install: bool) -> None:
     """One body for install and uninstall, for any integration that installs."""
     from orbit_learnings.core.errors import UsageError
 
     ws = STATE.workspace()
-    chosen = _chosen(names, claude=claude)
+    chosen = _chosen(names)
     for integration in chosen:
         if not integration.installs:
             raise UsageError(f"{integration.name} has nothing to install")
@@ -67,27 +75,43 @@ def _run(names: list[str] | None, *, claude: bool, command: str | None, install:
 
 
 def hooks_install_command(
-    names: NamesArg = None, *, claude: ClaudeFlag = False, command: CommandOpt = None
+    names: NamesArg = None,
+    *,
+    claude: ClaudeFlag = False,
+    cursor: CursorFlag = False,
+    copilot: CopilotFlag = False,
+    gemini: GeminiFlag = False,
+    command: CommandOpt = None,
 ) -> None:
-    """Install hooks. Existing hooks are chained, never overwritten; running twice adds nothing.
+    """Install hooks. Existing hooks are chained or merged, never overwritten; twice adds nothing.
+
+    The agents' entries run a guarded command: silent, exit 0, where orbit is not installed.
 
     \b
     Examples:
       orbit hooks install                # git: post-merge, post-checkout, post-rewrite, pre-commit
-      orbit hooks install claude-code    # .claude/settings.json entry + the orbit-learnings skill
-      orbit hooks install --claude       # the same
+      orbit hooks install claude-code    # .claude/settings.json entries + the orbit-learnings skill
+      orbit hooks install --claude --cursor --copilot --gemini
     """
-    _run(names, claude=claude, command=command, install=True)
+    flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
+    _run(_named(names, **flags), command=command, install=True)
 
 
 def hooks_uninstall_command(
-    names: NamesArg = None, *, claude: ClaudeFlag = False, command: CommandOpt = None
+    names: NamesArg = None,
+    *,
+    claude: ClaudeFlag = False,
+    cursor: CursorFlag = False,
+    copilot: CopilotFlag = False,
+    gemini: GeminiFlag = False,
+    command: CommandOpt = None,
 ) -> None:
     """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
 
     \b
     Examples:
       orbit hooks uninstall
-      orbit hooks uninstall claude-code
+      orbit hooks uninstall claude-code cursor
     """
-    _run(names, claude=claude, command=command, install=False)
+    flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
+    _run(_named(names, **flags), command=command, install=False)

@@ -1,0 +1,138 @@
+"""The shape every agent with JSON hook settings shares: install, uninstall, doctor, and
+a hook that never fails its agent. An agent's package says only what differs — its
+settings file and layout, its events, how to read its payload and where its answer goes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from orbit_learnings.integrations import hookfiles
+from orbit_learnings.integrations.base import Check, Integration, SetupReport
+from orbit_learnings.push import hookflow
+from orbit_learnings.store.workspace import Workspace, find_workspace
+
+
+class AgentHook(Integration):
+    has_hook = True
+    installs = True
+    settings = Path()  # the agent's settings file, relative to the repository
+    nested = False  # Claude-style groups {matcher, hooks: [...]} or flat handlers
+    events: ClassVar[dict[str, str | None]] = {}  # event -> matcher (None: no matcher)
+    docs_page = ""
+
+    # --- what each agent says -----------------------------------------------------
+
+    def handler(self, command: str, matcher: str | None) -> dict[str, Any]:
+        """One entry as the agent's settings spell it (flat layouts carry the matcher)."""
+        entry: dict[str, Any] = {"command": command, "timeout": 10}
+        if matcher and not self.nested:
+            entry["matcher"] = matcher
+        return entry
+
+    def extra_settings(self) -> dict[str, Any]:
+        return {}
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        raise NotImplementedError
+
+    # --- the shared part ------------------------------------------------------------
+
+    @property
+    def command(self) -> str:
+        return f"orbit hook {self.name}"
+
+    def hook(self, stdin_text: str, *, root: str | None, flags: Any) -> tuple[str, str]:
+        try:
+            payload = json.loads(stdin_text)
+            if not isinstance(payload, dict):
+                return "", "orbit hook: stdin JSON is not an object\n"
+            cwd = text_field(payload, "cwd") or _first_root(payload)
+            return self.respond(payload, find_workspace(root, cwd=cwd), record=True), ""
+        except ValueError:
+            return "", "orbit hook: stdin is not JSON; expected a hook payload\n"
+        except Exception as exc:  # a hook must never break the agent
+            return "", f"orbit hook: skipped ({type(exc).__name__}: {exc})\n"
+
+    def wanted(self, command: str) -> dict[str, list[Any]]:
+        entries: dict[str, list[Any]] = {}
+        for event, matcher in self.events.items():
+            handler = self.handler(command, matcher)
+            if self.nested:
+                group: dict[str, Any] = {"hooks": [handler]}
+                if matcher:
+                    group = {"matcher": matcher, **group}
+                entries[event] = [group]
+            else:
+                entries[event] = [handler]
+        return entries
+
+    def markers(self, command: str | None) -> tuple[str, ...]:
+        marker = f"hook {self.name}"
+        return (marker, command) if command else (marker,)
+
+    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+        entry = command or hookfiles.guarded(self.command)
+        return hookfiles.install(
+            ws.root / self.settings,
+            self.wanted(entry),
+            self.markers(command),
+            nested=self.nested,
+            extra=self.extra_settings(),
+        )
+
+    def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+        return hookfiles.uninstall(
+            ws.root / self.settings, self.markers(command), nested=self.nested
+        )
+
+    def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
+        path = ws.root / self.settings
+        label = f"{self.name} hook"
+        if not path.exists():
+            return [Check(label, "skip", f"not installed (`orbit hooks install {self.name}`)")]
+        try:
+            commands = hookfiles.commands_in(path, self.markers(None))
+        except ValueError:
+            return [Check(label, "fail", f"{self.settings} is not valid JSON")]
+        if not commands:
+            return [Check(label, "skip", f"no orbit entry in {self.settings}")]
+        if not all(hookfiles.is_guarded(c) for c in commands):
+            return [Check(label, "warn", f"{self.settings} runs orbit unguarded: {commands[0]}")]
+        return [Check(label, "ok", f"{self.settings} runs `{self.command}` (guarded)")]
+
+
+def text_field(payload: dict[str, object], *keys: str) -> str | None:
+    """The first of these keys holding a non-empty string."""
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _first_root(payload: dict[str, object]) -> str | None:
+    roots = payload.get("workspace_roots")
+    return str(roots[0]) if isinstance(roots, list) and roots else None
+
+
+def tool_arguments(value: object) -> dict[str, object]:
+    """A tool's arguments, whether sent as an object or as a JSON string."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def touch_of(
+    payload: dict[str, object], tool_key: str, input_key: str, *, session: str | None
+) -> hookflow.Touch | None:
+    tool = text_field(payload, tool_key)
+    if tool is None:
+        return None
+    cwd = text_field(payload, "cwd") or _first_root(payload)
+    return hookflow.Touch(tool, tool_arguments(payload.get(input_key)), session_id=session, cwd=cwd)

@@ -1,0 +1,64 @@
+"""GitHub Copilot CLI and the Copilot coding agent: `orbit hook copilot`, from
+`.github/hooks/orbit-learnings.json` (a file of our own; both read `.github/hooks/`).
+
+Payloads are camelCase: `toolName` (`view`, `edit`, `create`, `bash`, `grep`, `glob`),
+`toolArgs` (a JSON string or an object), `cwd`, `sessionId`. Context goes in a top-level
+`additionalContext` (postToolUse from CLI 1.0.51, sessionStart from 1.0.11); `preCompact`
+lets us forget what a compacted session was shown. A failing preToolUse hook denies the
+tool call in recent CLIs, which is why orbit installs no preToolUse entry at all.
+
+Reference (read 2026-11-24): https://docs.github.com/en/copilot/reference/hooks-reference
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
+from orbit_learnings.push import hookflow
+from orbit_learnings.store.workspace import Workspace
+
+
+class Copilot(AgentHook):
+    name = "copilot"
+    summary = "GitHub Copilot CLI and coding agent: context after view/edit/bash/grep/glob"
+    hook_help = (
+        "Copilot hook: reads a postToolUse, sessionStart or preCompact payload on stdin and "
+        'prints {"additionalContext": ...} when learnings apply.\n\n'
+        "\b\nExample (.github/hooks/orbit-learnings.json, by `orbit hooks install copilot`):\n"
+        '  {"version": 1, "hooks": {"postToolUse": [{"type": "command", '
+        '"bash": "orbit hook copilot"}]}}'
+    )
+    settings = Path(".github/hooks/orbit-learnings.json")
+    events: ClassVar[dict[str, str | None]] = {
+        "postToolUse": None,
+        "sessionStart": None,
+        "preCompact": None,
+    }
+
+    def handler(self, command: str, matcher: str | None) -> dict[str, Any]:
+        return {"type": "command", "bash": command, "timeoutSec": 10}
+
+    def extra_settings(self) -> dict[str, Any]:
+        return {"version": 1}
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        session = text_field(payload, "sessionId", "session_id")
+        if "source" in payload and "toolName" not in payload:  # sessionStart
+            return _answer(hookflow.session_started(ws, session, "startup"))
+        if "trigger" in payload and "toolName" not in payload:  # preCompact
+            hookflow.session_started(ws, session, "compact")
+            return ""
+        touch = touch_of(payload, "toolName", "toolArgs", session=session)
+        if touch is None:
+            return ""
+        return _answer(hookflow.context_for_touch(ws, touch, layer=self.name, record=record))
+
+
+def _answer(text: str) -> str:
+    return json.dumps({"additionalContext": text}) + "\n" if text else ""
+
+
+INTEGRATION = Copilot()

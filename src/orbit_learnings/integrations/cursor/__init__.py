@@ -1,0 +1,59 @@
+"""Cursor: `orbit hook cursor` after its file tools, from `.cursor/hooks.json`.
+
+Cursor adds context only from `postToolUse` and `sessionStart`, in a top-level
+`additional_context`; `preCompact` tells us the conversation is about to be compacted,
+so what it was shown is forgotten. Payloads carry `conversation_id`, `tool_name`
+(`Read`, `Write`, `Grep`, `Shell`, ...) and `tool_input`.
+
+Reference (read 2026-11-24): https://cursor.com/docs/hooks
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
+from orbit_learnings.push import hookflow
+from orbit_learnings.store.workspace import Workspace
+
+
+class Cursor(AgentHook):
+    name = "cursor"
+    summary = "Cursor: context after Read/Write/Grep/Shell (postToolUse), in .cursor/hooks.json"
+    hook_help = (
+        "Cursor hook: reads a postToolUse, sessionStart or preCompact payload on stdin and "
+        'prints {"additional_context": ...} when learnings apply.\n\n'
+        "\b\nExample (.cursor/hooks.json, written by `orbit hooks install cursor`):\n"
+        '  {"version": 1, "hooks": {"postToolUse": [{"command": "orbit hook cursor"}]}}'
+    )
+    settings = Path(".cursor/hooks.json")
+    events: ClassVar[dict[str, str | None]] = {
+        "postToolUse": "Read|Write|Grep|Shell",
+        "sessionStart": None,
+        "preCompact": None,
+    }
+
+    def extra_settings(self) -> dict[str, Any]:
+        return {"version": 1}
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        event = text_field(payload, "hook_event_name") or ""
+        session = text_field(payload, "conversation_id", "session_id")
+        if event == "sessionStart":
+            return _answer(hookflow.session_started(ws, session, "startup"))
+        if event == "preCompact":
+            hookflow.session_started(ws, session, "compact")
+            return ""
+        touch = touch_of(payload, "tool_name", "tool_input", session=session)
+        if touch is None:
+            return ""
+        return _answer(hookflow.context_for_touch(ws, touch, layer=self.name, record=record))
+
+
+def _answer(text: str) -> str:
+    return json.dumps({"additional_context": text}) + "\n" if text else ""
+
+
+INTEGRATION = Cursor()

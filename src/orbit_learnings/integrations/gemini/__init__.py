@@ -1,0 +1,75 @@
+"""Gemini CLI: `orbit hook gemini` after its file tools, from `.gemini/settings.json`.
+
+`AfterTool` appends `hookSpecificOutput.additionalContext` to the tool result;
+`SessionStart` with source `clear`, and `PreCompress`, forget what the session was
+shown. Tools: `read_file` (`file_path`), `read_many_files` (`include`), `write_file`,
+`replace`, `glob` and `grep_search` (`dir_path`, `pattern`), `list_directory`,
+`run_shell_command` (`command`). Gemini's hook timeouts are milliseconds. Hooks are
+on by default from v0.27.0.
+
+Reference (read 2026-11-24): https://geminicli.com/docs/hooks/ (repository docs/hooks/)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
+from orbit_learnings.push import hookflow
+from orbit_learnings.store.workspace import Workspace
+
+FILE_TOOLS = (
+    "read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content"
+    "|list_directory|run_shell_command"
+)
+
+
+class Gemini(AgentHook):
+    name = "gemini"
+    summary = "Gemini CLI: context after read_file/replace/glob/grep/shell (AfterTool)"
+    hook_help = (
+        "Gemini CLI hook: reads an AfterTool, SessionStart or PreCompress payload on stdin and "
+        "prints hookSpecificOutput.additionalContext when learnings apply.\n\n"
+        "\b\nExample (.gemini/settings.json, written by `orbit hooks install gemini`):\n"
+        '  {"hooks": {"AfterTool": [{"matcher": "read_file|replace", "hooks": '
+        '[{"type": "command", "command": "orbit hook gemini", "timeout": 10000}]}]}}'
+    )
+    settings = Path(".gemini/settings.json")
+    nested = True
+    events: ClassVar[dict[str, str | None]] = {
+        "AfterTool": FILE_TOOLS,
+        "SessionStart": "startup|clear",
+        "PreCompress": None,
+    }
+
+    def handler(self, command: str, matcher: str | None) -> dict[str, Any]:
+        return {"type": "command", "command": command, "timeout": 10000}  # milliseconds
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        event = text_field(payload, "hook_event_name") or ""
+        session = text_field(payload, "session_id")
+        if event == "SessionStart":
+            source = text_field(payload, "source")
+            return _answer(event, hookflow.session_started(ws, session, source))
+        if event == "PreCompress":
+            hookflow.session_started(ws, session, "compact")
+            return ""
+        touch = touch_of(payload, "tool_name", "tool_input", session=session)
+        if touch is None:
+            return ""
+        text = hookflow.context_for_touch(ws, touch, layer=self.name, record=record)
+        return _answer(event or "AfterTool", text)
+
+
+def _answer(event: str, text: str) -> str:
+    if not text:
+        return ""
+    return (
+        json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+        + "\n"
+    )
+
+
+INTEGRATION = Gemini()
