@@ -145,6 +145,41 @@ def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
     assert "orbit_learnings.push.inject" not in loaded  # `list` never injects
 
 
+def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
+    """The hooks run on every tool call an agent makes: same budget as the lookup."""
+    run_orbit("learning", "sync", cwd=example)
+    floor = set(
+        subprocess.run(
+            [sys.executable, "-c", "import sqlite3, json, sys; print(' '.join(sys.modules))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    )
+    budget = HEAVY - {m.split(".")[0] for m in floor}
+    payload = json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "session_id": "budget",
+            "cwd": str(example),
+            "tool_name": "Bash",
+            "tool_input": {"command": "sed -n 1,20p db/migrations/0001.sql"},
+        }
+    )
+    for agent in ("claude-code", "cursor", "copilot", "gemini"):
+        code = (
+            "import io, sys; sys.stdin = io.StringIO(sys.argv[1]); "
+            "from orbit_learnings.entry import main; "
+            f"main(['hook', '{agent}']); "
+            "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)))"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code, payload], cwd=example, capture_output=True, text=True
+        )
+        loaded = {m.split(".")[0] for m in proc.stderr.rsplit("MODULES ", 1)[1].split()}
+        assert not loaded & budget, (agent, sorted(loaded & budget))
+
+
 def test_lean_and_full_cli_give_identical_output(example: Path) -> None:
     args = ["learning", "list", "--path", "services/billing/x.py", "--tag", "ci", "--json"]
     lean = run_orbit(*args, cwd=example)

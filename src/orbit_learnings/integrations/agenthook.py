@@ -6,19 +6,23 @@ settings file and layout, its events, how to read its payload and where its answ
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, ClassVar
 
-from orbit_learnings.integrations import hookfiles
-from orbit_learnings.integrations.base import Check, Integration, SetupReport
+from orbit_learnings.integrations.base import Check, Integration
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, find_workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hook path must not pay for typing or pathlib imports
+    from pathlib import Path
+    from typing import Any, ClassVar
+
+    from orbit_learnings.integrations.base import SetupReport
 
 
 class AgentHook(Integration):
     has_hook = True
     installs = True
-    settings = Path()  # the agent's settings file, relative to the repository
+    settings = ""  # the agent's settings file, relative to the repository (POSIX)
     nested = False  # Claude-style groups {matcher, hooks: [...]} or flat handlers
     events: ClassVar[dict[str, str | None]] = {}  # event -> matcher (None: no matcher)
     docs_page = ""
@@ -73,10 +77,15 @@ class AgentHook(Integration):
         marker = f"hook {self.name}"
         return (marker, command) if command else (marker,)
 
+    def settings_path(self, ws: Workspace) -> Path:
+        return ws.root / self.settings
+
     def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+        from orbit_learnings.integrations import hookfiles
+
         entry = command or hookfiles.guarded(self.command)
         return hookfiles.install(
-            ws.root / self.settings,
+            self.settings_path(ws),
             self.wanted(entry),
             self.markers(command),
             nested=self.nested,
@@ -84,12 +93,15 @@ class AgentHook(Integration):
         )
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
-        return hookfiles.uninstall(
-            ws.root / self.settings, self.markers(command), nested=self.nested
-        )
+        from orbit_learnings.integrations import hookfiles
+
+        path = self.settings_path(ws)
+        return hookfiles.uninstall(path, self.markers(command), nested=self.nested)
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
-        path = ws.root / self.settings
+        from orbit_learnings.integrations import hookfiles
+
+        path = self.settings_path(ws)
         label = f"{self.name} hook"
         if not path.exists():
             return [Check(label, "skip", f"not installed (`orbit hooks install {self.name}`)")]

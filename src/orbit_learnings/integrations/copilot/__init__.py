@@ -13,12 +13,14 @@ Reference (read 2026-11-24): https://docs.github.com/en/copilot/reference/hooks-
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, ClassVar
 
 from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hook path must not pay for typing imports
+    from typing import Any, ClassVar
 
 
 class Copilot(AgentHook):
@@ -31,7 +33,7 @@ class Copilot(AgentHook):
         '  {"version": 1, "hooks": {"postToolUse": [{"type": "command", '
         '"bash": "orbit hook copilot"}]}}'
     )
-    settings = Path(".github/hooks/orbit-learnings.json")
+    settings = ".github/hooks/orbit-learnings.json"
     events: ClassVar[dict[str, str | None]] = {
         "postToolUse": None,
         "sessionStart": None,

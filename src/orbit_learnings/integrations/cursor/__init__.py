@@ -11,12 +11,14 @@ Reference (read 2026-11-24): https://cursor.com/docs/hooks
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, ClassVar
 
 from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hook path must not pay for typing imports
+    from typing import Any, ClassVar
 
 
 class Cursor(AgentHook):
@@ -28,7 +30,7 @@ class Cursor(AgentHook):
         "\b\nExample (.cursor/hooks.json, written by `orbit hooks install cursor`):\n"
         '  {"version": 1, "hooks": {"postToolUse": [{"command": "orbit hook cursor"}]}}'
     )
-    settings = Path(".cursor/hooks.json")
+    settings = ".cursor/hooks.json"
     events: ClassVar[dict[str, str | None]] = {
         "postToolUse": "Read|Write|Grep|Shell",
         "sessionStart": None,

@@ -13,12 +13,14 @@ Reference (read 2026-11-24): https://geminicli.com/docs/hooks/ (repository docs/
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, ClassVar
 
 from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hook path must not pay for typing imports
+    from typing import Any, ClassVar
 
 FILE_TOOLS = (
     "read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content"
@@ -36,7 +38,7 @@ class Gemini(AgentHook):
         '  {"hooks": {"AfterTool": [{"matcher": "read_file|replace", "hooks": '
         '[{"type": "command", "command": "orbit hook gemini", "timeout": 10000}]}]}}'
     )
-    settings = Path(".gemini/settings.json")
+    settings = ".gemini/settings.json"
     nested = True
     events: ClassVar[dict[str, str | None]] = {
         "AfterTool": FILE_TOOLS,
