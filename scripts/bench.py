@@ -342,7 +342,7 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("floor", 'floor: `python -c "import sqlite3, json"`'),
         ("list_path_json", "`orbit learning list --path P --json`"),
         ("inject", "`orbit learning inject --path P`"),
-        ("hook_claude_code", "`orbit hook claude-code` (PreToolUse JSON on stdin)"),
+        ("hook_claude_code", "`orbit hook claude-code` (PostToolUse JSON on stdin)"),
     ]:
         cells = []
         for r in results:

@@ -39,8 +39,32 @@ class AgentHook(Integration):
     def extra_settings(self) -> dict[str, Any]:
         return {}
 
-    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+    session_keys: tuple[str, ...] = ("session_id",)
+    tool_keys = ("tool_name", "tool_input")  # where the payload names the tool and its input
+    start_events: tuple[str, ...] = ()  # a session (re)starts: the note, and forgetting on clear
+    compact_events: tuple[str, ...] = ()  # the context is about to be compacted: forget
+
+    def event_of(self, payload: dict[str, object]) -> str:
+        return text_field(payload, "hook_event_name") or ""
+
+    def answer(self, event: str, text: str) -> str:
+        """The hook's stdout for this text, in the agent's own field ("" for no text)."""
         raise NotImplementedError
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        event = self.event_of(payload)
+        session = text_field(payload, *self.session_keys)
+        if event in self.start_events:
+            source = text_field(payload, "source") or "startup"
+            return self.answer(event, hookflow.session_started(ws, session, source))
+        if event in self.compact_events:
+            hookflow.session_started(ws, session, "compact")
+            return ""
+        touch = touch_of(payload, *self.tool_keys, session=session)
+        if touch is None:
+            return ""
+        text = hookflow.context_for_touch(ws, touch, layer=self.name, record=record)
+        return self.answer(event, text)
 
     # --- the shared part ------------------------------------------------------------
 

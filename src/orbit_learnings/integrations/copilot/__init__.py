@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 
-from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
-from orbit_learnings.push import hookflow
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
@@ -46,21 +44,21 @@ class Copilot(AgentHook):
     def extra_settings(self) -> dict[str, Any]:
         return {"version": 1}
 
-    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
-        session = text_field(payload, "sessionId", "session_id")
-        if "source" in payload and "toolName" not in payload:  # sessionStart
-            return _answer(hookflow.session_started(ws, session, "startup"))
-        if "trigger" in payload and "toolName" not in payload:  # preCompact
-            hookflow.session_started(ws, session, "compact")
-            return ""
-        touch = touch_of(payload, "toolName", "toolArgs", session=session)
-        if touch is None:
-            return ""
-        return _answer(hookflow.context_for_touch(ws, touch, layer=self.name, record=record))
+    session_keys = ("sessionId", "session_id")
+    tool_keys = ("toolName", "toolArgs")
+    start_events = ("sessionStart",)
+    compact_events = ("preCompact",)
 
+    def event_of(self, payload: dict[str, object]) -> str:
+        """camelCase payloads carry no event name: each event has its own fields."""
+        if "toolName" in payload:
+            return "postToolUse"
+        if "source" in payload:
+            return "sessionStart"
+        return "preCompact" if "trigger" in payload else ""
 
-def _answer(text: str) -> str:
-    return json.dumps({"additionalContext": text}) + "\n" if text else ""
+    def answer(self, event: str, text: str) -> str:
+        return json.dumps({"additionalContext": text}) + "\n" if text else ""
 
 
 INTEGRATION = Copilot()

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 
-from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
-from orbit_learnings.push import hookflow
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
@@ -40,22 +38,12 @@ class Cursor(AgentHook):
     def extra_settings(self) -> dict[str, Any]:
         return {"version": 1}
 
-    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
-        event = text_field(payload, "hook_event_name") or ""
-        session = text_field(payload, "conversation_id", "session_id")
-        if event == "sessionStart":
-            return _answer(hookflow.session_started(ws, session, "startup"))
-        if event == "preCompact":
-            hookflow.session_started(ws, session, "compact")
-            return ""
-        touch = touch_of(payload, "tool_name", "tool_input", session=session)
-        if touch is None:
-            return ""
-        return _answer(hookflow.context_for_touch(ws, touch, layer=self.name, record=record))
+    session_keys = ("conversation_id", "session_id")
+    start_events = ("sessionStart",)
+    compact_events = ("preCompact",)
 
-
-def _answer(text: str) -> str:
-    return json.dumps({"additional_context": text}) + "\n" if text else ""
+    def answer(self, event: str, text: str) -> str:
+        return json.dumps({"additional_context": text}) + "\n" if text else ""
 
 
 INTEGRATION = Cursor()

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 
-from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
-from orbit_learnings.push import hookflow
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
@@ -49,29 +47,14 @@ class Gemini(AgentHook):
     def handler(self, command: str, matcher: str | None) -> dict[str, Any]:
         return {"type": "command", "command": command, "timeout": 10000}  # milliseconds
 
-    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
-        event = text_field(payload, "hook_event_name") or ""
-        session = text_field(payload, "session_id")
-        if event == "SessionStart":
-            source = text_field(payload, "source")
-            return _answer(event, hookflow.session_started(ws, session, source))
-        if event == "PreCompress":
-            hookflow.session_started(ws, session, "compact")
-            return ""
-        touch = touch_of(payload, "tool_name", "tool_input", session=session)
-        if touch is None:
-            return ""
-        text = hookflow.context_for_touch(ws, touch, layer=self.name, record=record)
-        return _answer(event or "AfterTool", text)
+    start_events = ("SessionStart",)
+    compact_events = ("PreCompress",)
 
-
-def _answer(event: str, text: str) -> str:
-    if not text:
-        return ""
-    return (
-        json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
-        + "\n"
-    )
+    def answer(self, event: str, text: str) -> str:
+        if not text:
+            return ""
+        specific = {"hookEventName": event or "AfterTool", "additionalContext": text}
+        return json.dumps({"hookSpecificOutput": specific}) + "\n"
 
 
 INTEGRATION = Gemini()
