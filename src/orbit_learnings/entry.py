@@ -63,8 +63,9 @@ def _lean(args: list[str]) -> int | None:
     if command[0] == "hook" and not {"-h", "--help"} & set(options):
         from orbit_learnings import integrations
 
-        if integrations.find(command[1]) is None:
-            return _FALLBACK  # the full CLI names the hooks there are
+        if integrations.find(command[1]) is None:  # still exit 0: a hook never blocks
+            sys.stderr.write(f"orbit hook: no hook named {command[1]!r}; see `orbit hook --help`\n")
+            return 0
         from orbit_learnings.cli.hot import do_hook
 
         # Whatever the arguments, a hook answers and exits 0.

@@ -6,6 +6,7 @@ settings file and layout, its events, how to read its payload and where its answ
 from __future__ import annotations
 
 import json
+import os
 
 from orbit_learnings.integrations.base import Check, Integration
 from orbit_learnings.push import hookflow
@@ -72,13 +73,21 @@ class AgentHook(Integration):
     def command(self) -> str:
         return f"orbit hook {self.name}"
 
+    empty_answer = ""  # what stdout says when there is nothing to add
+    quiet = False  # the agent shows stderr to the user: say nothing there unless debugging
+
     def hook(self, stdin_text: str, *, root: str | None, flags: Any) -> tuple[str, str]:
+        out, err = self._hook(stdin_text, root=root)
+        if self.quiet and not os.environ.get("ORBIT_DEBUG"):
+            err = ""
+        return out or self.empty_answer, err
+
+    def _hook(self, stdin_text: str, *, root: str | None) -> tuple[str, str]:
         try:
             payload = json.loads(stdin_text)
             if not isinstance(payload, dict):
                 return "", "orbit hook: stdin JSON is not an object\n"
-            cwd = text_field(payload, "cwd") or _first_root(payload)
-            return self.respond(payload, find_workspace(root, cwd=cwd), record=True), ""
+            return self.respond(payload, workspace_of(payload, root), record=True), ""
         except ValueError:
             return "", "orbit hook: stdin is not JSON; expected a hook payload\n"
         except Exception as exc:  # a hook must never break the agent
@@ -98,8 +107,11 @@ class AgentHook(Integration):
         return entries
 
     def markers(self, command: str | None) -> tuple[str, ...]:
-        marker = f"hook {self.name}"
-        return (marker, command) if command else (marker,)
+        """The commands orbit writes here, or `command` when one was given."""
+        from orbit_learnings.integrations import hookfiles
+
+        written = (hookfiles.guarded(self.command), self.command)
+        return (*written, command) if command else written
 
     def settings_path(self, ws: Workspace) -> Path:
         return ws.root / self.settings
@@ -130,7 +142,7 @@ class AgentHook(Integration):
         if not path.exists():
             return [Check(label, "skip", f"not installed (`orbit hooks install {self.name}`)")]
         try:
-            commands = hookfiles.commands_in(path, self.markers(None))
+            commands = hookfiles.commands_in(path, f"hook {self.name}")
         except ValueError:
             return [Check(label, "fail", f"{self.settings} is not valid JSON")]
         if not commands:
@@ -152,6 +164,20 @@ def text_field(payload: dict[str, object], *keys: str) -> str | None:
 def _first_root(payload: dict[str, object]) -> str | None:
     roots = payload.get("workspace_roots")
     return str(roots[0]) if isinstance(roots, list) and roots else None
+
+
+def workspace_of(payload: dict[str, object], root: str | None) -> Workspace:
+    """The workspace the payload is about: its cwd, else the first of its roots holding one."""
+    from orbit_learnings.core.errors import WorkspaceNotFound
+
+    roots = payload.get("workspace_roots")
+    candidates = [text_field(payload, "cwd"), *(roots if isinstance(roots, list) else [])]
+    for candidate in [c for c in candidates if isinstance(c, str) and c]:
+        try:
+            return find_workspace(root, cwd=candidate)
+        except WorkspaceNotFound:
+            continue
+    return find_workspace(root)
 
 
 def tool_arguments(value: object) -> dict[str, object]:

@@ -56,20 +56,24 @@ def hooks_of(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return hooks
 
 
-def ours(markers: tuple[str, ...]) -> Callable[[object], bool]:
-    """Whether a handler is one of ours: its command (any spelling) contains a marker."""
+def ours(commands: tuple[str, ...]) -> Callable[[object], bool]:
+    """Whether a handler is one orbit wrote: its command is exactly one of `commands`.
+
+    Exact, so that an entry a user wrote around orbit (say, with an extra flag) is theirs.
+    """
+    wanted = {c.strip() for c in commands}
 
     def test(handler: object) -> bool:
         if not isinstance(handler, dict):
             return False
         texts = [handler.get(k) for k in ("command", "bash", "powershell")]
-        return any(isinstance(t, str) and any(m in t for m in markers) for t in texts)
+        return any(isinstance(t, str) and t.strip() in wanted for t in texts)
 
     return test
 
 
 def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nested: bool) -> None:
-    """Remove our handlers from every event (and any group they leave empty)."""
+    """Remove our handlers from every event, and the groups and events only they filled."""
     for event in list(hooks):
         entries = hooks[event]
         if not isinstance(entries, list):
@@ -78,11 +82,11 @@ def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nest
         for entry in entries:
             if nested and isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
                 inner = [h for h in entry["hooks"] if not is_ours(h)]
-                if inner:
+                if inner or len(inner) == len(entry["hooks"]):  # empty before us: theirs
                     kept.append({**entry, "hooks": inner})
             elif not is_ours(entry):
                 kept.append(entry)
-        if kept:
+        if kept or not entries:
             hooks[event] = kept
         else:
             del hooks[event]
@@ -91,7 +95,7 @@ def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nest
 def write_if_changed(path: Path, before: dict[str, Any], after: dict[str, Any]) -> bool:
     if before == after and path.exists():
         return False
-    atomic_write_text(path, json.dumps(after, indent=2) + "\n")
+    atomic_write_text(path, json.dumps(after, indent=2, ensure_ascii=False) + "\n")
     return True
 
 
@@ -141,8 +145,8 @@ def uninstall(path: Path, markers: tuple[str, ...], *, nested: bool) -> SetupRep
     return report
 
 
-def commands_in(path: Path, markers: tuple[str, ...]) -> list[str]:
-    """Every command of ours in the file (ValueError when it is not JSON)."""
+def commands_in(path: Path, marker: str) -> list[str]:
+    """Every command in the file that runs `marker` in any form (ValueError if not JSON)."""
     if not path.exists():
         return []
     data = json.loads(path.read_text(encoding="utf-8") or "{}")
@@ -152,8 +156,8 @@ def commands_in(path: Path, markers: tuple[str, ...]) -> list[str]:
         for entry in entries if isinstance(entries, list) else []:
             handlers = entry.get("hooks") if isinstance(entry, dict) else None
             for handler in handlers if isinstance(handlers, list) else [entry]:
-                if ours(markers)(handler):
-                    found += [
-                        handler[k] for k in ("command", "bash") if isinstance(handler.get(k), str)
-                    ]
+                for key in ("command", "bash"):
+                    text = handler.get(key) if isinstance(handler, dict) else None
+                    if isinstance(text, str) and marker in text:
+                        found.append(text)
     return found

@@ -8,16 +8,15 @@ module returns in its own output field. The flow:
   context (a subagent has its own), capped and within a token budget;
 - a session that was compacted or cleared: forget what it was shown, so the next
   touch shows it again (the context that held it is gone);
-- a subagent starting: the learnings for the files its parent named in its task.
+- a subagent starting: the learnings for the files its parent named in its task
+  (`handoff` finds that task in the parent's transcript).
 
 Stdlib only: this runs on every tool call an agent makes.
 """
 
 from __future__ import annotations
 
-import json
-import os
-
+from orbit_learnings.core.matching import is_glob
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
@@ -31,12 +30,24 @@ NOTE = (
     "scope matches a file are shown when you read or edit it "
     "(`orbit learning list --path FILE` asks directly)."
 )
-# Tool-input keys that name one file or folder, across agents' tools.
+# The tools that read or write files, across agents (compared case-insensitively):
+# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code. Anything else (an MCP tool that
+# names a path in another repository, a web fetch) is none of our business.
+FILE_TOOLS = frozenset(
+    [
+        *("read", "edit", "write", "notebookedit", "multiedit", "bash", "powershell"),
+        *("grep", "glob"),  # Claude Code
+        *("view", "create", "str_replace_editor", "shell"),  # Copilot CLI, Cursor
+        *("read_file", "read_many_files", "write_file", "replace", "grep_search"),
+        *("search_file_content", "list_directory", "run_shell_command"),  # Gemini CLI
+        *("create_file", "replace_string_in_file", "multi_replace_string_in_file"),
+        *("insert_edit_into_file", "editfiles", "file_search", "list_dir"),  # VS Code
+    ]
+)
+GLOB_TOOLS = frozenset(("glob", "file_search"))  # their `pattern` is a path glob
 PATH_KEYS = ("file_path", "notebook_path", "filePath", "path", "absolute_path", "dir_path")
 LIST_KEYS = ("files", "paths", "include")  # keys that name several
-SHELL_KEYS = ("command",)
-PATTERN_KEYS = ("pattern", "glob")
-PENDING_FILE = "subagent-tasks.json"  # per session: paths named in tasks handed to subagents
+FILTER_KEYS = ("glob", "include_pattern")  # a search narrowed to files matching a glob
 
 
 class Touch:
@@ -66,16 +77,18 @@ class Touch:
 
 def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
     """Repo-relative files and folders the call touched, from whichever keys it uses."""
-    found: dict[str, None] = {}
+    if touch.tool.lower() not in FILE_TOOLS:
+        return []
     data, cwd = touch.tool_input, touch.cwd
-    for key in SHELL_KEYS:
-        command = data.get(key)
-        if isinstance(command, str):
-            found.update(dict.fromkeys(shell_paths(ws, command, cwd=cwd)))
+    command = data.get("command")
+    if isinstance(command, str):  # a shell: its folder is where it ran, not what it read
+        return shell_paths(ws, command, cwd=cwd)
+    found: dict[str, None] = {}
+    is_glob_tool = touch.tool.lower() in GLOB_TOOLS
+    pattern = _first_text(data, ("pattern",) if is_glob_tool else FILTER_KEYS)
     for key in PATH_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
-            pattern = next((data[p] for p in PATTERN_KEYS if isinstance(data.get(p), str)), None)
             found.update(dict.fromkeys(_one_path(ws, value, pattern, cwd)))
     for key in LIST_KEYS:
         values = data.get(key)
@@ -83,19 +96,19 @@ def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
             path = repo_path(ws, str(value), cwd=cwd) if isinstance(value, str) else None
             if path:
                 found.setdefault(path, None)
-    if not found:
-        pattern = next((data[p] for p in PATTERN_KEYS if isinstance(data.get(p), str)), None)
-        if isinstance(pattern, str) and "/" in pattern:  # a Glob with no folder of its own
-            found.update(dict.fromkeys(search_paths(ws, None, pattern, cwd=cwd)))
+    if not found and is_glob_tool and pattern and not is_glob(pattern.split("/")[0]):
+        found.update(dict.fromkeys(search_paths(ws, None, pattern, cwd=cwd)))  # anchored
     return list(found)
 
 
-def _one_path(ws: Workspace, value: str, pattern: object, cwd: str | None) -> list[str]:
-    if isinstance(pattern, str):
+def _first_text(data: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    return next((v for k in keys if isinstance(v := data.get(k), str) and v.strip()), None)
+
+
+def _one_path(ws: Workspace, value: str, pattern: str | None, cwd: str | None) -> list[str]:
+    if pattern:
         return search_paths(ws, value, pattern, cwd=cwd)
     path = repo_path(ws, value, cwd=cwd)
-    if path is None and os.path.isabs(value) is False and value.strip():
-        path = repo_path(ws, value.strip(), cwd=ws.root_dir)
     return [path] if path else []
 
 
@@ -152,32 +165,27 @@ def session_started(ws: Workspace, session_id: str | None, source: str | None) -
     return NOTE if (source or "startup") != "resume" else ""
 
 
-# --- subagents: the paths named in the task a parent hands over -----------------
-
-
-def remember_subagent_task(ws: Workspace, session_id: str | None, task_text: str) -> None:
-    """The parent is starting a subagent: keep the paths its task names, for SubagentStart."""
-    if not session_id:
-        return
-    paths = [p for p in shell_words_paths(ws, task_text) if p]
-    if not paths:
-        return
-    pending = _read_pending(ws, session_id)
-    pending.append(paths)
-    _write_pending(ws, session_id, pending[-20:])
+# --- subagents: the files named in the task a parent hands over -----------------
 
 
 def subagent_started(
-    ws: Workspace, session_id: str | None, agent_id: str | None, *, layer: str, record: bool
+    ws: Workspace,
+    session_id: str | None,
+    agent_id: str | None,
+    *,
+    agent_type: str | None,
+    transcript_path: str | None,
+    layer: str,
+    record: bool,
 ) -> str:
-    """Learnings for the oldest task handed to a subagent and not yet picked up."""
-    if not session_id or not agent_id:
+    """Learnings for the files named in the task the parent handed this subagent."""
+    if not session_id or not agent_id or not transcript_path:
         return ""
-    pending = _read_pending(ws, session_id)
-    if not pending:
+    from orbit_learnings.push.handoff import claim
+
+    paths = words_paths(ws, claim(ws, session_id, transcript_path, agent_type))
+    if not paths:
         return ""
-    paths = pending.pop(0)
-    _write_pending(ws, session_id, pending)
     return context_for_paths(
         ws,
         paths,
@@ -188,7 +196,7 @@ def subagent_started(
     )
 
 
-def shell_words_paths(ws: Workspace, text: str) -> list[str]:
+def words_paths(ws: Workspace, text: str) -> list[str]:
     """Paths named anywhere in free text (a task description): each word that is one."""
     words = text.replace("`", " ").replace(",", " ").split()
     found: dict[str, None] = {}
@@ -197,22 +205,3 @@ def shell_words_paths(ws: Workspace, text: str) -> list[str]:
         if path:
             found.setdefault(path, None)
     return list(found)[:20]
-
-
-def _pending_file(ws: Workspace, session_id: str) -> str:
-    return os.path.join(inject.session_dir(ws, session_id), PENDING_FILE)
-
-
-def _read_pending(ws: Workspace, session_id: str) -> list[list[str]]:
-    try:
-        with open(_pending_file(ws, session_id), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (FileNotFoundError, ValueError):
-        return []
-    return [[str(p) for p in item] for item in data if isinstance(item, list)]
-
-
-def _write_pending(ws: Workspace, session_id: str, pending: list[list[str]]) -> None:
-    from orbit_learnings.store.fileops import atomic_write_text
-
-    atomic_write_text(_pending_file(ws, session_id), json.dumps(pending) + "\n", durable=False)

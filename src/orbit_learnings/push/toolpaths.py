@@ -19,7 +19,6 @@ from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
 MAX_PATHS = 20
 _HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
-_SEGMENT_BREAKS = re.compile(r"\|\||&&|[|;&\n]")
 # Commands whose first plain argument is a pattern or a script, not a file.
 _PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk"}
 _READERS = {"cat", "head", "tail", "less", "more", "wc", "nl", "bat", "file", "stat", "diff"}
@@ -55,19 +54,34 @@ def repo_path(ws: Workspace, token: str, *, cwd: str | None = None) -> str | Non
 
 def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[str]:
     """Files and folders a shell command reads, in order, without running it."""
-    import shlex
-
     found: dict[str, None] = {}
-    for segment in _SEGMENT_BREAKS.split(command):
-        try:
-            words = shlex.split(segment, comments=True)
-        except ValueError:  # an unbalanced quote: read it as plain words
-            words = segment.split()
+    for words in simple_commands(command):
         for word in _file_words(words):
             path = repo_path(ws, word, cwd=cwd)
             if path is not None:
                 found.setdefault(path, None)
     return list(found)[:MAX_PATHS]
+
+
+def simple_commands(command: str) -> list[list[str]]:
+    """The words of each simple command, split on `;`, `|`, `&&`, `||`, `&` and newlines
+    outside quotes. A heredoc's body is data, not commands: reading stops at `<<`."""
+    import shlex
+
+    lexer = shlex.shlex(command.split("<<", 1)[0], posix=True, punctuation_chars=";|&()\n")
+    lexer.whitespace = " \t\r"  # newlines separate commands, as in the shell
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    commands: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and set(token) <= set(";|&()\n"):
+                commands.append([])
+            else:
+                commands[-1].append(token)
+    except ValueError:  # an unbalanced quote: keep what was read before it
+        pass
+    return [words for words in commands if words]
 
 
 def _file_words(words: list[str]) -> list[str]:

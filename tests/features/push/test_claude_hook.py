@@ -152,18 +152,48 @@ def test_session_start_adds_a_note_and_resume_keeps_what_was_shown(scoped: Path)
     assert hook(scoped, read(scoped, "billing/invoice.py"))[1] == ""  # still in context
 
 
-def test_a_subagent_gets_the_learnings_of_the_files_its_task_names(scoped: Path) -> None:
-    task = payload(
-        scoped,
-        "Task",
-        {"description": "Fix totals", "prompt": "Fix the rounding in billing/invoice.py"},
-        event="PreToolUse",
+def transcript_with_launches(root: Path, *launches: tuple[str, str, str]) -> Path:
+    """A Claude Code transcript (JSONL) whose assistant turns launch subagents."""
+    rows = [{"type": "user", "message": {"role": "user", "content": "Fix the totals"}}]
+    for tool_id, kind, prompt in launches:
+        block = {
+            "type": "tool_use",
+            "id": tool_id,
+            "name": "Task",
+            "input": {"description": "delegate", "prompt": prompt, "subagent_type": kind},
+        }
+        rows.append({"type": "assistant", "message": {"role": "assistant", "content": [block]}})
+    path = root / "transcript.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def subagent_start(root: Path, agent_id: str, kind: str, transcript: Path) -> str:
+    return json.dumps(
+        {
+            "session_id": "sess-1",
+            "transcript_path": str(transcript),
+            "cwd": str(root),
+            "hook_event_name": "SubagentStart",
+            "agent_id": agent_id,
+            "agent_type": kind,
+        }
     )
-    assert hook(scoped, task)[:2] == (0, "")
-    code, out, _ = hook(scoped, fixture("claude-code.SubagentStart", scoped))
-    assert code == 0 and "L-0001" in context(out, "SubagentStart")
-    again = fixture("claude-code.SubagentStart", scoped).replace("agent-abc123", "agent-2")
-    assert hook(scoped, again)[1] == ""  # that task was handed to the first subagent
+
+
+def test_a_subagent_gets_the_learnings_of_the_files_its_task_names(scoped: Path) -> None:
+    """The task is read from the parent's transcript: no pre-tool hook that could block it."""
+    transcript = transcript_with_launches(
+        scoped,
+        ("toolu_1", "general-purpose", "Fix the rounding in billing/invoice.py"),
+        ("toolu_2", "Explore", "Update the README wording"),
+    )
+    explore = hook(scoped, subagent_start(scoped, "agent-b", "Explore", transcript))
+    assert explore[:2] == (0, "")  # its own task names no file with a learning
+    general = hook(scoped, subagent_start(scoped, "agent-a", "general-purpose", transcript))
+    assert general[0] == 0 and "L-0001" in context(general[1], "SubagentStart")
+    again = hook(scoped, subagent_start(scoped, "agent-c", "general-purpose", transcript))
+    assert again[1] == ""  # that task was handed out already
 
 
 def test_pre_tool_use_adds_no_context(scoped: Path) -> None:
@@ -290,8 +320,9 @@ def test_hooks_install_claude_merges_and_uninstall_restores(
     assert data["hooks"]["PreToolUse"][0] == SETTINGS_BEFORE["hooks"]["PreToolUse"][0]
     assert data["hooks"]["PostToolUse"][0] == SETTINGS_BEFORE["hooks"]["PostToolUse"][0]
     ours = data["hooks"]["PostToolUse"][1]
-    assert ours["matcher"] == "Read|Edit|Write|NotebookEdit|Bash|Grep|Glob"
+    assert ours["matcher"] == "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob"
     assert set(data["hooks"]) == {"PreToolUse", "PostToolUse", "SessionStart", "SubagentStart"}
+    assert data["hooks"]["PreToolUse"] == SETTINGS_BEFORE["hooks"]["PreToolUse"]  # none of ours
     skill = workspace / ".claude/skills/orbit-learnings/SKILL.md"
     assert skill.read_text().startswith("---\nname: orbit-learnings\n")
     assert orbit("hooks", "uninstall", "--claude").code == 0
@@ -312,8 +343,8 @@ def test_an_older_install_is_replaced_not_duplicated(
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [old_group]}}))
     assert "older orbit entry" in orbit("doctor").out
     orbit("hooks", "install", "--claude")
-    pre = json.loads(settings.read_text())["hooks"]["PreToolUse"]
-    assert [g["matcher"] for g in pre] == ["Task|Agent"]
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert "PreToolUse" not in hooks and "PostToolUse" in hooks  # replaced, not duplicated
 
 
 def test_the_installed_entry_is_silent_and_green_without_orbit(

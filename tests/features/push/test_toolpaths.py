@@ -70,3 +70,18 @@ def test_repo_path_refuses_urls_options_and_outsiders(ws: Workspace) -> None:
     assert repo_path(ws, "--color") is None
     assert repo_path(ws, "/etc/hosts") is None
     assert repo_path(ws, f"{ws.root_dir}/src/app.py") == "src/app.py"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('git commit -m "refactor; cat src/app.py was slow"', []),  # inside quotes: a message
+        ("cat <<EOF > notes.txt\nhead src/app.py\nEOF", []),  # a heredoc body is data
+        ("grep -E 'total|sum' src/app.py", ["src/app.py"]),  # a `|` inside quotes
+        ("cat src/app.py\ncat src/util.py", ["src/app.py", "src/util.py"]),
+    ],
+)
+def test_quotes_and_heredocs_are_respected(
+    ws: Workspace, command: str, expected: list[str]
+) -> None:
+    assert shell_paths(ws, command) == expected

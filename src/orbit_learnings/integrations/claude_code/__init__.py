@@ -22,12 +22,14 @@ DENY_FLAG = "--deny-new-writes"
 
 class ClaudeCode(Integration):
     name = "claude-code"
-    summary = "Claude Code: a PreToolUse hook on Read/Edit/Write/NotebookEdit, and the skill"
+    summary = "Claude Code: context after file tools, at session start and for subagents"
     hook_help = (
-        "Claude Code PreToolUse hook: reads the tool call on stdin, prints additionalContext.\n\n"
-        f"{DENY_FLAG}: deny a Write of a new file once, with the learnings as the reason.\n\n"
+        "Claude Code hook for PostToolUse, SessionStart and SubagentStart: reads the event on "
+        "stdin and prints additionalContext for it; always exits 0.\n\n"
+        f"{DENY_FLAG} (on a PreToolUse entry for Write): deny creating a new file once, with "
+        "the learnings as the reason.\n\n"
         "\b\nExample (in .claude/settings.json, installed by `orbit hooks install claude-code`):\n"
-        '  {"matcher": "Read|Edit|Write|MultiEdit|NotebookEdit",\n'
+        '  {"matcher": "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob",\n'
         '   "hooks": [{"type": "command", "command": "orbit hook claude-code"}]}'
     )
     has_hook = True

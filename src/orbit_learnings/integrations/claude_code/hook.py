@@ -6,9 +6,9 @@
   shown even when the call is then denied.
 - `SessionStart`: after `compact` or `clear`, forget what the session was shown (the
   context that held it is gone); a one-line note that the project keeps learnings.
-- `PreToolUse` of the subagent tool (`Task`/`Agent`): remember the files its task
-  names; `SubagentStart` then gives the subagent those learnings. Each subagent
-  (`agent_id`) has its own dedup, since it has its own context.
+- `SubagentStart`: the learnings for the files named in the task the parent handed
+  over (found in the parent's transcript). Each subagent (`agent_id`) has its own
+  dedup, since it has its own context.
 - `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
   once, with the learnings as the reason.
 
@@ -30,7 +30,6 @@ from orbit_learnings.store.workspace import Workspace, find_workspace, to_repo_r
 
 DENY_ENV = "ORBIT_HOOK_DENY_NEW_WRITES"
 LAYER = "claude-code"
-SUBAGENT_TOOLS = ("Task", "Agent")
 
 
 class HookSkip(Exception):
@@ -56,18 +55,32 @@ def respond(
     event = _text(payload, "hook_event_name") or _text(payload, "hookEventName") or ""
     cwd = _text(payload, "cwd")
     ws = find_workspace(root, cwd=cwd)
-    session = _text(payload, "session_id") or _text(payload, "sessionId")
+    # Copilot and VS Code spell it sessionId; Cursor, which runs this entry too, has
+    # conversation_id: the same key its own entry uses, so the two share one dedup set.
+    session = next(
+        (s for k in ("session_id", "sessionId", "conversation_id") if (s := _text(payload, k))),
+        None,
+    )
     if event == "SessionStart":
         return answer(event, hookflow.session_started(ws, session, _text(payload, "source")))
     if event == "SubagentStart":
-        agent = _text(payload, "agent_id")
-        text = hookflow.subagent_started(ws, session, agent, layer=LAYER, record=record)
+        text = hookflow.subagent_started(
+            ws,
+            session,
+            _text(payload, "agent_id"),
+            agent_type=_text(payload, "agent_type"),
+            transcript_path=_text(payload, "transcript_path"),
+            layer=LAYER,
+            record=record,
+        )
         return answer(event, text)
     touch = _touch(payload, session, cwd)
-    if event == "PreToolUse" or (not event and touch.tool in SUBAGENT_TOOLS):
+    if event == "PreToolUse":
         deny = deny_new_writes or os.environ.get(DENY_ENV) == "1"
-        return _before_tool(ws, touch, deny=deny, record=record)
+        return _before_tool(ws, touch, deny=deny, record=record) if deny else ""
     text = hookflow.context_for_touch(ws, touch, layer=LAYER, record=record)
+    if "cursor_version" in payload:  # Cursor running the Claude entry reads its own field
+        return json.dumps({"additional_context": text}) + "\n" if text else ""
     return answer(event or "PostToolUse", text, foreign="toolName" in payload)
 
 
@@ -91,10 +104,7 @@ def _touch(payload: dict[str, object], session: str | None, cwd: str | None) -> 
 
 
 def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bool) -> str:
-    if touch.tool in SUBAGENT_TOOLS:
-        task = " ".join(str(v) for v in touch.tool_input.values() if isinstance(v, str))
-        hookflow.remember_subagent_task(ws, touch.session_id, task)
-        return ""
+    """The opt-in deny-once mode: creating a file that matches a learning."""
     raw_path = touch.tool_input.get("file_path")
     if not (deny and touch.tool == "Write" and touch.session_id and isinstance(raw_path, str)):
         return ""

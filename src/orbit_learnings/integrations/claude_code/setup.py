@@ -19,13 +19,13 @@ from orbit_learnings.store.fileops import atomic_write_text
 
 HOOK_COMMAND = "orbit hook claude-code"
 HOOK_MARKER = "hook claude-code"
-FILE_TOOLS_MATCHER = "Read|Edit|Write|NotebookEdit|Bash|Grep|Glob"
-# Event -> matcher (None: every occurrence). PreToolUse only sees subagent launches, whose
-# task text names the files the subagent will need.
+FILE_TOOLS_MATCHER = "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob"
+# Event -> matcher (None: every occurrence). No PreToolUse entry: a hook that runs before
+# a tool can block it (Copilot CLI, which reads this file too, denies the call when a
+# pre-tool hook fails), and orbit never needs to.
 EVENTS: dict[str, str | None] = {
     "SessionStart": "startup|clear|compact",
     "PostToolUse": FILE_TOOLS_MATCHER,
-    "PreToolUse": "Task|Agent",
     "SubagentStart": None,
 }
 TIMEOUT_SECONDS = 10
@@ -99,13 +99,14 @@ def wanted_entries(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def _markers(command: str | None) -> tuple[str, ...]:
-    """What makes an entry ours: it runs the hook (under any name for orbit), or `command`."""
-    return (HOOK_MARKER, command) if command else (HOOK_MARKER,)
+    """The commands orbit writes (guarded, and the bare form of older installs), or `command`."""
+    written = (hookfiles.guarded(HOOK_COMMAND), HOOK_COMMAND)
+    return (*written, command) if command else written
 
 
 def hook_commands(root: Path) -> list[str]:
-    """Every command of ours in the settings; ValueError if the file is not JSON."""
-    return hookfiles.commands_in(root / SETTINGS, _markers(None))
+    """Every command in the settings that runs this hook; ValueError if not JSON."""
+    return hookfiles.commands_in(root / SETTINGS, HOOK_MARKER)
 
 
 def install(root: Path, command: str | None = None) -> SetupReport:

@@ -40,7 +40,7 @@ class Gemini(AgentHook):
     nested = True
     events: ClassVar[dict[str, str | None]] = {
         "AfterTool": FILE_TOOLS,
-        "SessionStart": "startup|clear",
+        "SessionStart": None,  # lifecycle matchers are exact strings, not alternations
         "PreCompress": None,
     }
 
@@ -49,6 +49,10 @@ class Gemini(AgentHook):
 
     start_events = ("SessionStart",)
     compact_events = ("PreCompress",)
+    # Gemini turns any non-JSON stdout, or stderr when stdout is empty, into a message
+    # for the user: answer JSON always and keep stderr quiet.
+    empty_answer = "{}\n"
+    quiet = True
 
     def answer(self, event: str, text: str) -> str:
         if not text:
