@@ -110,6 +110,13 @@ def test_rank_orders_by_votes_priority_recency_id() -> None:
     [
         ("task=T-1", model.Evidence("task", "T-1")),
         (" commit = abc ", model.Evidence("commit", "abc")),
+        ("pr=412", model.Evidence("pr", "412")),
+        ("issue=ORB-7", model.Evidence("issue", "ORB-7")),
+        (
+            "URL=https://example.com/postmortem",
+            model.Evidence("url", "https://example.com/postmortem"),
+        ),
+        ("file=docs/incidents/2026-03.md", model.Evidence("file", "docs/incidents/2026-03.md")),
     ],
 )
 def test_parse_evidence(text: str, expected: model.Evidence) -> None:
@@ -118,7 +125,9 @@ def test_parse_evidence(text: str, expected: model.Evidence) -> None:
 
 @pytest.mark.parametrize("bad", ["T-1", "ticket=1", "task=", "=abc"])
 def test_parse_evidence_refuses_other_shapes(bad: str) -> None:
-    with pytest.raises(ValueError, match="task=ID or commit=SHA"):
+    with pytest.raises(
+        ValueError, match=r"KIND=REF with KIND one of task\|commit\|pr\|issue\|url\|file"
+    ):
         model.parse_evidence(bad)
 
 

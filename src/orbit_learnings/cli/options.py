@@ -32,7 +32,10 @@ LevelOpt = Annotated[
 EvidenceOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--evidence", "-e", help="task=ID or commit=SHA (repeatable).", metavar="KIND=REF"
+        "--evidence",
+        "-e",
+        help="task=ID, commit=SHA, pr=N, issue=ID, url=URL or file=PATH (repeatable).",
+        metavar="KIND=REF",
     ),
 ]
 

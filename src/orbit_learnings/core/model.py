@@ -14,7 +14,7 @@ from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
 SCHEMA_VERSION = 1
-EVIDENCE_KINDS = ("task", "commit")
+EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file")
 KNOWN_KEYS = (
     "id",
     "schemaVersion",
@@ -94,11 +94,12 @@ class SchemaError(Exception):
 
 
 def parse_evidence(text: str) -> Evidence:
-    """Parse the CLI form `task=T-1` / `commit=abc123`."""
+    """Parse the CLI form `task=T-1`, `commit=abc123`, `pr=412`, `url=https://...`."""
     kind, sep, ref = text.partition("=")
-    kind, ref = kind.strip(), ref.strip()
+    kind, ref = kind.strip().lower(), ref.strip()
     if not sep or kind not in EVIDENCE_KINDS or not ref:
-        raise ValueError(f"evidence must look like task=ID or commit=SHA, got {text!r}")
+        kinds = "|".join(EVIDENCE_KINDS)
+        raise ValueError(f"evidence must look like KIND=REF with KIND one of {kinds}, got {text!r}")
     return Evidence(kind, ref)
 
 
@@ -234,7 +235,8 @@ class _Checker:
             kind = item.get("kind") if isinstance(item, Mapping) else None
             ref = item.get("ref") if isinstance(item, Mapping) else None
             if kind not in EVIDENCE_KINDS or not isinstance(ref, str | int) or not str(ref).strip():
-                self.add(("evidence", position), "evidence items need kind: task|commit and a ref")
+                kinds = "|".join(EVIDENCE_KINDS)
+                self.add(("evidence", position), f"evidence items need kind: {kinds} and a ref")
                 continue
             items.append(Evidence(str(kind), str(ref)))
         return tuple(items)

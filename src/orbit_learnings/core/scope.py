@@ -17,14 +17,19 @@ from collections.abc import Iterable
 KINDS = ("paths", "tags")
 
 
-def _cleaned(values: Iterable[str]) -> tuple[str, ...]:
+def _cleaned(values: Iterable[str], *, strip: str = "") -> tuple[str, ...]:
     """Stripped, non-empty, first occurrence kept: the order an author wrote is kept."""
     seen: dict[str, None] = {}
     for value in values:
-        text = value.strip()
+        text = value.strip().lstrip(strip).strip()
         if text:
             seen.setdefault(text, None)
     return tuple(seen)
+
+
+def tag_name(text: str) -> str:
+    """A tag as stored and compared: `#database` (as lists print it) is `database`."""
+    return text.strip().lstrip("#").strip()
 
 
 class Scope:
@@ -50,7 +55,7 @@ class Scope:
 
         Lookups keep what they were given instead, so a blank `--path` is still refused.
         """
-        return Scope(_cleaned(self.paths), _cleaned(self.tags))
+        return Scope(_cleaned(self.paths), _cleaned(self.tags, strip="#"))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scope) and (self.paths, self.tags) == (other.paths, other.tags)

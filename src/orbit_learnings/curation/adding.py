@@ -32,7 +32,7 @@ def add_learning(ws: Workspace, new: bundles.NewLearning, *, force: bool = False
         best = similar[0]
         raise DuplicateSuspected(
             f"{best.id} already says this ({best.summary!r}, similarity {best.similarity:.2f}); "
-            f"upvote it instead (`orbit learning upvote --id {best.id} --model M --task T`) "
+            f"upvote it instead (`orbit learning upvote {best.id} --model M --task T`) "
             "or pass --force to add anyway",
             [s.to_dict() for s in similar],
         )

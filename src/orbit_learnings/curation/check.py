@@ -193,7 +193,7 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
             by_id[s.id].path if s.id in by_id else s.id,
             1,
             f"{s.id} is stale ({', '.join(s.reasons)}); update it or run "
-            "`orbit learning prune --stale-only --delete`",
+            "`orbit learning prune --archive`",
             s.id,
             "stale",
         )

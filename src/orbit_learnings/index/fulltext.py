@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from orbit_learnings.core.scope import tag_name
 from orbit_learnings.index.reads import marks
 
 CANDIDATES = 200
@@ -23,7 +24,7 @@ def _tag_filter(tags: Sequence[str]) -> tuple[str, list[str]]:
         " AND EXISTS (SELECT 1 FROM tags t WHERE t.learning_id = l.id"
         f" AND t.folded IN ({marks(len(tags))}))"
     )
-    return sql, [t.strip().casefold() for t in tags]
+    return sql, [tag_name(t).casefold() for t in tags]
 
 
 def word_matches(

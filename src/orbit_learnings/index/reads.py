@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.core import matching, ranking
 from orbit_learnings.core.results import Hit
+from orbit_learnings.core.scope import tag_name
 from orbit_learnings.index.rows import refresh_votes
 from orbit_learnings.store.workspace import Workspace
 
@@ -105,7 +106,7 @@ def tag_hits(
     conn: sqlite3.Connection, tags: Sequence[str], statuses: Sequence[str]
 ) -> list[tuple[str, str]]:
     """(id, tag as asked) pairs; tags compare case-insensitively."""
-    folded = {t.strip().casefold(): t.strip() for t in tags if t.strip()}
+    folded = {tag_name(t).casefold(): tag_name(t) for t in tags if tag_name(t)}
     if not folded:
         return []
     rows = conn.execute(
@@ -119,7 +120,7 @@ def tag_hits(
 
 def ids_with_tags(conn: sqlite3.Connection, tags: Sequence[str]) -> set[str]:
     """Every learning carrying any of these tags, whatever its status."""
-    folded = [t.strip().casefold() for t in tags]
+    folded = [tag_name(t).casefold() for t in tags]
     sql = f"SELECT learning_id FROM tags WHERE folded IN ({marks(len(folded))})"
     return {r[0] for r in conn.execute(sql, folded)}
 

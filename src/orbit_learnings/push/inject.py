@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 
 from orbit_learnings.core.errors import UsageError
@@ -32,6 +33,7 @@ SESSION_CAP_ENV = "ORBIT_LEARNING_SESSION_CAP"
 SESSION_ENV = "ORBIT_SESSION_ID"
 DEFAULT_PER_CALL = 5
 DEFAULT_SESSION_CAP = 20
+TASK_FILE_KEYS = ("context_files", "tags", "title", "description")
 FEEDBACK_HINT = (
     "If one of these helped or misled you, say LEARNING_HELPFUL: <id> "
     "or LEARNING_NOT_HELPFUL: <id>."
@@ -279,6 +281,13 @@ def read_task_file(path: str) -> Scope:
             raise UsageError(f"{path}:{exc.line}: {exc.message}") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path}: a task file must be a mapping with context_files and tags")
+    unknown = sorted(str(k) for k in data if k not in TASK_FILE_KEYS)
+    if unknown:
+        hint = " (did you mean context_files?)" if {"files", "paths"} & set(unknown) else ""
+        sys.stderr.write(
+            f"orbit: warning: {path}: ignored key(s) {', '.join(unknown)}{hint}; "
+            f"a task file has {', '.join(TASK_FILE_KEYS)}\n"
+        )
     files, tags = data.get("context_files") or [], data.get("tags") or []
     if not isinstance(files, list) or not isinstance(tags, list):
         raise UsageError(f"{path}: context_files and tags must be lists")

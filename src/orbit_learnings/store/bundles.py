@@ -357,7 +357,10 @@ def add_vote(ws: Workspace, learning_id: str, model_name: str, task_id: str) -> 
         if problems:
             raise ValidationFailed(problems)
         vote = Vote(learning_id, model_name.strip(), task_id.strip(), stamp_now())
-        if all(v.key != vote.key for v in votes):
+        added = all(v.key != vote.key for v in votes)
+        if added:
             append_line(ws.bundle_dir(learning_id) / VOTES_FILE, vote.to_json())
             votes.append(vote)
-    return summarise(learning_id, votes)
+    summary = summarise(learning_id, votes)
+    summary.added = added
+    return summary

@@ -101,19 +101,23 @@ def read_votes(
 
 
 class VoteSummary:
-    __slots__ = ("last_voted_at", "learning_id", "vote_count")
+    __slots__ = ("added", "last_voted_at", "learning_id", "vote_count")
 
     def __init__(self, learning_id: str, vote_count: int, last_voted_at: str | None) -> None:
         self.learning_id = learning_id
         self.vote_count = vote_count
         self.last_voted_at = last_voted_at
+        self.added: bool | None = None  # for an upvote: False when it was already counted
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "learning_id": self.learning_id,
             "vote_count": self.vote_count,
             "last_voted_at": self.last_voted_at,
         }
+        if self.added is not None:
+            data["added"] = self.added
+        return data
 
 
 def summarise(learning_id: str, votes: list[Vote]) -> VoteSummary:

@@ -229,7 +229,7 @@ def test_unified_search_forms(example: Path, orbit: CliRunner) -> None:
         (
             ["learning", "add", "--summary", "x", "--tag", "t", "--evidence", "ticket=1"],
             2,
-            "task=ID or commit=SHA",
+            "KIND=REF with KIND one of task|commit|pr|issue|url|file",
         ),
         (
             ["learning", "add", "--summary", "x", "--tag", "t", "--body", "a", "--body-file", "f"],

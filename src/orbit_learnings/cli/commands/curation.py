@@ -21,25 +21,30 @@ from orbit_learnings.core.errors import UsageError
 
 def prune_command(
     *,
-    stale_only: Annotated[
-        bool, typer.Option("--stale-only", help="Only stale learnings (the default report).")
+    archive_them: Annotated[
+        bool,
+        typer.Option(
+            "--archive", "--delete", help="Archive them (status: archived, kept on disk)."
+        ),
     ] = False,
-    delete: Annotated[
-        bool, typer.Option("--delete", help="Archive them (status: archived, kept on disk).")
+    stale_only: Annotated[
+        bool, typer.Option("--stale-only", hidden=True, help="Accepted; prune is stale-only.")
     ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Report learnings whose paths, commits or tasks are gone; archive them with --delete.
+    """Report learnings whose paths, commits or tasks are gone; archive them with --archive.
+
+    Archived learnings stay on disk (`status: archived`) and leave lists, search and
+    injection; `--delete` is the old spelling of `--archive`.
 
     \b
     Examples:
-      orbit learning prune                       # report only; changes nothing
-      orbit learning prune --stale-only --delete # archive every stale learning
+      orbit learning prune             # report only; changes nothing
+      orbit learning prune --archive   # archive every stale learning
     """
     from orbit_learnings.curation.staleness import archive, find_stale
 
-    if delete and not stale_only:
-        raise UsageError("--delete archives stale learnings only: pass --stale-only --delete")
+    delete = archive_them
     ws = STATE.workspace()
     report = find_stale(ws)
     for note in report.notes:

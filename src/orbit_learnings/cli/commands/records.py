@@ -293,23 +293,34 @@ def supersede_command(
 
 def upvote_command(
     learning_id: Annotated[
-        str, typer.Option("--id", metavar="ID", help="The learning to re-validate.")
-    ],
-    model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],
-    task: Annotated[str, typer.Option("--task", help="Task the learning helped with (required).")],
+        str | None, typer.Argument(metavar="ID", help="The learning to re-validate.")
+    ] = None,
     *,
+    model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],
+    task: Annotated[str, typer.Option("--task", help="Task the learning helped with.")],
+    id_option: Annotated[
+        str | None, typer.Option("--id", metavar="ID", help="The same as the ID argument.")
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Record that a learning was load-bearing again in a new task (idempotent).
 
     \b
     Example:
-      orbit learning upvote --id L-0001 --model claude --task ORB-00095
+      orbit learning upvote L-0001 --model claude --task ORB-00095
     """
-    summary = store.add_vote(
-        STATE.workspace_for(learning_id), learning_id.strip(), model_name, task
-    )
+    if learning_id and id_option and learning_id.strip() != id_option.strip():
+        raise UsageError(f"two IDs given ({learning_id} and --id {id_option}); pass one")
+    chosen = (learning_id or id_option or "").strip()
+    if not chosen:
+        raise UsageError("which learning? pass its ID: orbit learning upvote L-0001 ...")
+    summary = store.add_vote(STATE.workspace_for(chosen), chosen, model_name, task)
     if json_out:
         emit_json(summary.to_dict())
+        return
+    votes = f"{summary.vote_count} vote" + ("" if summary.vote_count == 1 else "s")
+    if summary.added is False:
+        info(f"{summary.learning_id}: already counted for {model_name.strip()} in {task.strip()}")
+        info(f"{summary.learning_id}: {votes}")
     else:
-        info(f"{summary.learning_id}: {summary.vote_count} vote(s)")
+        info(f"{summary.learning_id}: {votes}")

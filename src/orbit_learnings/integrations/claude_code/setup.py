@@ -65,7 +65,7 @@ read one with `show` when its summary looks relevant.
 
 If an existing learning already covers what you ran into, record that instead of writing a
 near-duplicate:
-`orbit learning upvote --id L-0001 --model <your agent family> --task <task id>`
+`orbit learning upvote L-0001 --model <your agent family> --task <task id>`
 
 ## Adding a learning
 
