@@ -49,6 +49,24 @@ def format_sequential_id(number: int, prefix: str = PREFIXES["project"]) -> str:
     return f"{prefix}-{number:04d}"
 
 
+def meant_id(typed: str, known: list[str]) -> str | None:
+    """The known ID a mistyped one most likely meant: case (`l-0001`), missing padding
+    (`L-001`, `L-1`), a bare number (`1`), or a near spelling; None when nothing is close."""
+    text = typed.strip()
+    prefix, dash, rest = text.upper().rpartition("-")
+    candidates = [text.upper()]
+    if rest.isdigit() and rest.isascii():
+        prefixes = [prefix] if dash else list(PREFIXES.values())
+        candidates += [format_sequential_id(int(rest), p) for p in prefixes if p]
+    found = [c for c in candidates if c in known and c != text]
+    if found:
+        return found[0]
+    import difflib
+
+    close = difflib.get_close_matches(text.upper(), known, n=1, cutoff=0.75)
+    return close[0] if close and close[0] != text else None
+
+
 def level_of(learning_id: str) -> str:
     """The level whose store holds this ID ("project" for anything unrecognised)."""
     return LEVEL_OF_PREFIX.get(learning_id.partition("-")[0], "project")

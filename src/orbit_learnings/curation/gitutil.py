@@ -29,6 +29,15 @@ def is_repository(root: str | Path) -> bool:
         return False
 
 
+def toplevel(folder: str | Path) -> Path | None:
+    """The root of the git work tree holding `folder`, or None outside one."""
+    try:
+        top = run_git(folder, "rev-parse", "--show-toplevel").strip()
+    except GitUnavailable:
+        return None
+    return Path(top) if top else None
+
+
 def repository_files(root: str | Path) -> list[str]:
     """Tracked files plus untracked files that are not ignored, relative to `root`."""
     out = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")

@@ -200,6 +200,11 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
     if record is None:
         if warnings:
             raise NotFound(f"{learning_id} cannot be read: {warnings[0]}")
+        from orbit_learnings.store.bundles import missing
+
+        error = missing(ws, learning_id)
+        if "did you mean" in error.message:
+            raise error
         raise NotFound(f"no learning {learning_id}; `orbit learning list --status all` lists them")
     return Detail(_with_feedback(ws, record), warnings)
 

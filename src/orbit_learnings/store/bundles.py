@@ -66,6 +66,13 @@ def bundle_ids(ws: Workspace) -> list[str]:
     )
 
 
+def missing(ws: Workspace, learning_id: str, detail: str = "") -> NotFound:
+    """The error for an ID that names no learning, with a "did you mean" when one is close."""
+    meant = ids.meant_id(learning_id, bundle_ids(ws))
+    hint = f"; did you mean {meant}?" if meant else (f" ({detail})" if detail else "")
+    return NotFound(f"no learning {learning_id}{hint}")
+
+
 def learning_file(ws: Workspace, learning_id: str) -> Path:
     return ws.bundle_dir(learning_id) / LEARNING_FILE
 
@@ -110,7 +117,7 @@ def read_learning(ws: Workspace, learning_id: str) -> Learning:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise NotFound(f"no learning {learning_id} (looked for {ws.relative(path)})") from None
+        raise missing(ws, learning_id, f"looked for {ws.relative(path)}") from None
     return parse_learning(text, learning_id, ws.relative(path))
 
 
@@ -285,7 +292,7 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise NotFound(f"no learning {learning_id}") from None
+        raise missing(ws, learning_id) from None
     parse_learning(text, learning_id, ws.relative(path))  # refuse to edit an invalid file
     editor = SurgicalEditor(text)
     for edit in [*edits, Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")]:

@@ -153,3 +153,31 @@ def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None
 
 def _is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def scope_glob(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> str:
+    """A scope glob typed at a terminal, as the store keeps it (repo-relative, POSIX).
+
+    Like git, a relative glob is read from the current folder: in `src/`, `api/**` is
+    `src/api/**` and a floating `*.py` is `src/**/*.py` (every depth below `src/`, as it
+    floats everywhere from the root). An absolute path must lie inside the workspace.
+    Backslashes are glob escapes here (`\\[slug\\]`), never folder separators.
+    """
+    import posixpath
+
+    text = raw.strip()
+    if os.path.isabs(text):
+        for root in (ws.root_dir, os.path.realpath(ws.root_dir)):
+            if text == root or text.startswith(root.rstrip("/") + "/"):
+                return text[len(root) :].lstrip("/") or "**"
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
+    here = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    root = os.path.realpath(ws.root_dir)
+    if not _is_within(here, root) or here == root:
+        return text
+    folder = os.path.relpath(here, root).replace(os.sep, "/")
+    joined = f"{folder}/**/{text}" if "/" not in text.rstrip("/") else f"{folder}/{text}"
+    normal = posixpath.normpath(joined) + ("/" if joined.endswith("/") else "")
+    if normal.startswith("../") or normal == "..":
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
+    return normal

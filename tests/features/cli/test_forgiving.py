@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.testing import CliRunner
 
 
@@ -70,3 +72,65 @@ def test_a_task_file_with_a_wrong_key_says_so(
     outcome = orbit("learning", "inject", "--task-file", str(task))
     assert outcome.code == 0
     assert "ignored key(s) files (did you mean context_files?)" in outcome.err
+
+
+def test_a_mistyped_id_gets_a_suggestion(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "--summary", "Lesson", "--tag", "t")
+    for typed in ("l-0001", "L-001", "1", "L-0O01"):
+        outcome = orbit("learning", "show", typed)
+        assert outcome.code == 1 and "did you mean L-0001?" in outcome.err, typed
+    update = orbit("learning", "update", "L-1", "--summary", "x")
+    assert update.code == 1 and "did you mean L-0001?" in update.err
+    far = orbit("learning", "show", "L-9999")
+    assert far.code == 1 and "did you mean" not in far.err
+
+
+def test_paths_are_read_from_the_current_folder_and_the_stored_form_shown(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "src/api").mkdir(parents=True)
+    monkeypatch.chdir(workspace / "src")
+    outcome = orbit(
+        "learning",
+        "add",
+        "--summary",
+        "A",
+        "--path",
+        "api/**",
+        "--path",
+        "*.py",
+        "--path",
+        f"{workspace}/docs/**",
+        "--path",
+        "../web/app/\\[slug\\]/**",
+    )
+    assert outcome.code == 0, outcome.err
+    assert "--path *.py is stored as src/**/*.py" in outcome.err
+    record = orbit("learning", "show", "L-0001", "--json").json()
+    assert record["scope"]["paths"] == [
+        "src/api/**",
+        "src/**/*.py",
+        "docs/**",
+        "web/app/\\[slug\\]/**",
+    ]
+    assert [
+        r["id"] for r in orbit("learning", "list", "--path", "api/x.py", "--json").json()["results"]
+    ] == ["L-0001"]
+    outside = orbit("learning", "add", "--summary", "B", "--path", "/etc/**")
+    assert outside.code == 1 and "outside the workspace" in outside.err
+
+
+def test_init_in_a_subfolder_of_a_repository_uses_its_root(
+    tmp_path: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.testing import git
+
+    repo = tmp_path / "repo"
+    (repo / "services/api").mkdir(parents=True)
+    git(repo, "init", "-q")
+    monkeypatch.chdir(repo / "services/api")
+    outcome = orbit("init")
+    assert outcome.code == 0 and (repo / ".orbit/learnings").is_dir()
+    assert "orbit init --here" in outcome.out
+    assert not (repo / "services/api/.orbit").exists()
+    assert orbit("init", "--here").code == 0 and (repo / "services/api/.orbit").is_dir()

@@ -178,8 +178,7 @@ def test_near_duplicate_add_suggests_upvote(workspace: Path, orbit: CliRunner) -
     )
     assert refused.code == 1
     assert (
-        "L-0001 already says this" in refused.err
-        and "orbit learning upvote L-0001" in refused.err
+        "L-0001 already says this" in refused.err and "orbit learning upvote L-0001" in refused.err
     )
     as_json = orbit(
         "learning",

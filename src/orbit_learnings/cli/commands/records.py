@@ -75,6 +75,24 @@ def _body(body: str | None, body_file: Path | None) -> str | None:
         raise UsageError(f"cannot read --body-file {body_file}: {exc.strerror}") from None
 
 
+def _new_scope(ws: Workspace, paths: list[str], tags: list[str], spec: list[str] | None) -> Scope:
+    """--path, --tag and the spec's --scope paths=...,tags=... together, paths as stored."""
+    spec_paths, spec_tags = _scope(spec)
+    globs = [*paths, *spec_paths]
+    return Scope(_stored_globs(ws, globs) if ws.level == "project" else globs, [*tags, *spec_tags])
+
+
+def _stored_globs(ws: Workspace, raws: list[str]) -> list[str]:
+    """Globs as typed, read from the current folder; the stored form is shown when it differs."""
+    from orbit_learnings.store.workspace import scope_glob
+
+    stored = [scope_glob(ws, raw) for raw in raws]
+    for raw, kept in zip(raws, stored, strict=True):
+        if raw.strip() != kept:
+            sys.stderr.write(f"orbit: --path {raw} is stored as {kept}\n")
+    return stored
+
+
 def _store_for_new(level: str) -> Workspace:
     """The store a new learning goes to: the project's, or the personal one (made if need be)."""
     if level not in ("project", "user"):
@@ -93,15 +111,24 @@ def init_command(
     skill: Annotated[
         bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
     ] = False,
+    here: Annotated[
+        bool, typer.Option("--here", help="In the current folder, not the repository's root.")
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Create .orbit/ in the current folder (or --root). Safe to run twice.
+    """Create .orbit/ at the root of the git repository you are in. Safe to run twice.
+
+    Outside a repository (or with --here) it is the current folder; --root DIR names one.
 
     \b
-    Example:
+    Examples:
       orbit init
+      orbit init --here     # a store for this folder only
     """
-    root = Path(STATE.root).resolve() if STATE.root else Path.cwd()
+    from orbit_learnings.curation.gitutil import toplevel
+
+    cwd = Path.cwd()
+    root = Path(STATE.root).resolve() if STATE.root else (cwd if here else toplevel(cwd) or cwd)
     report = setup.init_store(root)
     if skill:
         from orbit_learnings.integrations.claude_code import setup as claude_setup
@@ -113,6 +140,8 @@ def init_command(
         return
     if report.created:
         info(f"Initialised {report.root / '.orbit'} ({', '.join(report.created)})")
+        if report.root.resolve() != cwd.resolve():
+            info(f"(the repository's root; `orbit init --here` makes one in {cwd})")
     else:
         info(f"Already initialised: {report.root / '.orbit'}")
 
@@ -145,14 +174,12 @@ def add_command(
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
     """
     from orbit_learnings.core.errors import DuplicateSuspected
-    from orbit_learnings.core.scope import Scope
     from orbit_learnings.curation.adding import add_learning
 
     ws = _store_for_new(level)
-    scope_paths, scope_tags = _scope(scope)
     new = store.NewLearning(
         summary=summary,
-        scope=Scope([*(path or []), *scope_paths], [*(tag or []), *scope_tags]),
+        scope=_new_scope(ws, path or [], tag or [], scope),
         body=_body(body, body_file) or "",
         evidence=_evidence(evidence),
         priority=priority,
@@ -249,13 +276,15 @@ def update_command(
     Example:
       orbit learning update L-0003 --tag database --tag migrations
     """
+    ws = STATE.workspace_for(learning_id)
+    globs = path if path is None or ws.level != "project" else _stored_globs(ws, path)
     learning = store.update_learning(
-        STATE.workspace_for(learning_id),
+        ws,
         learning_id.strip(),
         store.Changes(
             summary=summary,
             body=_body(body, body_file),
-            paths=path,
+            paths=globs,
             tags=tag,
             priority=priority,
             add_evidence=_evidence(evidence),
