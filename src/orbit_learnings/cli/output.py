@@ -92,8 +92,8 @@ def render_hits(
 
     table = Table(show_lines=False, header_style="bold", expand=False)
     table.add_column("ID", style="cyan", no_wrap=True)
-    table.add_column("Summary", ratio=3)
-    table.add_column("Scope", ratio=2)
+    table.add_column("Summary", ratio=3, overflow="fold")  # wrap, never cut with "…"
+    table.add_column("Scope", ratio=2, overflow="fold")
     table.add_column("Votes", justify="right")
     if show_score:
         table.add_column("Score", justify="right")
@@ -109,8 +109,26 @@ def render_hits(
     _console().print(table)
 
 
+def render_rows(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """An aligned table on a terminal (the last column wraps), tab-separated lines in a pipe."""
+    if not is_terminal():
+        for row in rows:
+            sys.stdout.write("\t".join(row) + "\n")
+        return
+    from rich.table import Table
+
+    table = Table(header_style="bold", expand=False)
+    for position, header in enumerate(headers):
+        last = position == len(headers) - 1
+        table.add_column(header, overflow="fold", no_wrap=not last, ratio=1 if last else None)
+    for row in rows:
+        table.add_row(*row)
+    _console().print(table)
+
+
 def render_record(record: dict[str, Any]) -> None:
     lines = [
+        ("summary", record["summary"]),  # in full: a panel title would cut it at the border
         (
             "status",
             record["status"]
@@ -133,7 +151,7 @@ def render_record(record: dict[str, Any]) -> None:
         lines.append(("evidence", ", ".join(f"{e['kind']}:{e['ref']}" for e in record["evidence"])))
     if not is_terminal():
         sys.stdout.write(f"{record['id']}: {record['summary']}\n")
-        for key, value in lines:
+        for key, value in lines[1:]:  # the summary is on the first line already
             sys.stdout.write(f"  {key}: {value}\n")
         if record.get("body"):
             sys.stdout.write("\n" + record["body"].rstrip("\n") + "\n")
@@ -152,7 +170,7 @@ def render_record(record: dict[str, Any]) -> None:
     console.print(
         Panel(
             grid,
-            title=f"[cyan]{record['id']}[/cyan]  {Text(record['summary']).markup}",
+            title=f"[cyan]{record['id']}[/cyan]",
             title_align="left",
         )
     )

@@ -345,13 +345,19 @@ def test_human_output_in_a_pipe_is_plain_lines(example: Path, orbit: CliRunner) 
     assert "\x1b[" not in outcome.out
 
 
-def test_every_command_has_help_with_an_example(orbit: CliRunner) -> None:
+def test_every_command_has_help_with_an_example_that_fits_80_columns(
+    orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rendered as an 80-column terminal renders it: nothing cut, nothing wider."""
+    monkeypatch.setenv("COLUMNS", "80")
     commands = leaf_commands()
     assert len(commands) >= 30
     for path in commands:
         outcome = orbit(*path, "--help")
         assert outcome.code == 0, path
         assert "Example" in outcome.out, path
+        wide = [line for line in outcome.out.splitlines() if len(line) > 80]
+        assert not wide, (path, wide)
 
 
 def test_version(orbit: CliRunner) -> None:

@@ -134,3 +134,29 @@ def test_init_in_a_subfolder_of_a_repository_uses_its_root(
     assert "orbit init --here" in outcome.out
     assert not (repo / "services/api/.orbit").exists()
     assert orbit("init", "--here").code == 0 and (repo / "services/api/.orbit").is_dir()
+
+
+LONG = (
+    "Postgres DDL is transactional, but CREATE INDEX CONCURRENTLY cannot run inside a "
+    "transaction block, so migrations must split it out"
+)
+
+
+def test_a_terminal_80_columns_wide_shows_everything(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbit_learnings.cli import output
+
+    add(orbit, "--summary", LONG, "--path", "db/migrations/postgres/2026/**/*.sql", "--tag", "db")
+    orbit("learning", "upvote", "L-0001", "--model", "m", "--task", "T")
+    monkeypatch.setattr(output, "is_terminal", lambda: True)
+    monkeypatch.setenv("COLUMNS", "80")
+    for args in (["learning", "show", "L-0001"], ["learning", "list"], ["learning", "stats"]):
+        out = orbit(*args).out
+        assert all(len(line) <= 80 for line in out.splitlines()), args
+        assert "…" not in out, args
+        flat = " ".join(out.replace("│", " ").split())
+        for word in ("CONCURRENTLY", "split", "out"):
+            assert word in flat, (args, word)
+    show = " ".join(orbit("learning", "show", "L-0001").out.replace("│", " ").split())
+    assert LONG.split(", so")[0].replace(",", "") in show.replace(",", "")

@@ -106,7 +106,8 @@ def drafts_accept_command(
 
     \b
     Example:
-      orbit learning drafts accept D-1a2b3c4d --summary "Use pnpm, not npm" --tag tooling
+      orbit learning drafts accept D-1a2b3c4d --summary "Use pnpm, not npm" \\
+        --tag tooling
     """
     from orbit_learnings.curation.drafts import accept
 

@@ -38,8 +38,9 @@ def context_command(
 
     \b
     Examples:
-      orbit learning context "add a NOT NULL column to orders" --path db/migrations/
-      orbit learning context "fix flaky redis test" --max-tokens 200 --inject prompt-prefix.md
+      orbit learning context "add a NOT NULL column" --path db/migrations/
+      orbit learning context "fix flaky redis test" --max-tokens 200 \\
+        --inject prompt-prefix.md
     """
     from orbit_learnings.push import context
     from orbit_learnings.store.fileops import atomic_write_text
@@ -77,8 +78,8 @@ def export_command(
     \b
     Examples:
       orbit learning export --format jsonl > learnings.jsonl
-      orbit learning export --format cursor          # .cursor/rules/orbit-*.mdc with globs:
-      orbit learning export --format agents-md       # a generated section of AGENTS.md
+      orbit learning export --format cursor      # .cursor/rules/orbit-*.mdc
+      orbit learning export --format agents-md   # a section of AGENTS.md
     """
     from orbit_learnings.curation import exporting
 

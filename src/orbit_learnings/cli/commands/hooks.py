@@ -89,8 +89,8 @@ def hooks_install_command(
 
     \b
     Examples:
-      orbit hooks install                # git: post-merge, post-checkout, post-rewrite, pre-commit
-      orbit hooks install claude-code    # .claude/settings.json entries + the orbit-learnings skill
+      orbit hooks install              # git: refresh on checkout, check on commit
+      orbit hooks install claude-code  # .claude/settings.json entries + the skill
       orbit hooks install --claude --cursor --copilot --gemini
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}

@@ -11,6 +11,7 @@ from orbit_learnings.cli import hot
 from orbit_learnings.cli.output import (
     emit_json,
     info,
+    render_rows,
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.scope import Scope
@@ -55,7 +56,8 @@ def inject_command(
     \b
     Examples:
       orbit learning inject --path src/db/migrate.py --tag database
-      orbit learning inject --task-file task.yaml --session "$RUN_ID" --max-tokens 300
+      orbit learning inject --task-file task.yaml --session "$RUN_ID" \\
+        --max-tokens 300
     """
     hot.do_inject(
         STATE.workspace(),
@@ -87,9 +89,10 @@ def stats_command(
     if json_out:
         emit_json(report.to_dict())
         return
-    for entry in report.learnings:
-        last = entry.last_injected or "never"
-        counts = f"{entry.injected} injected (last {last})\t{entry.vote_count} vote(s)"
-        info(f"{entry.id}\t{counts}\t{entry.summary}")
+    rows = [
+        (e.id, str(e.injected), e.last_injected or "never", str(e.vote_count), e.summary)
+        for e in report.learnings
+    ]
+    render_rows(("ID", "Injected", "Last injected", "Votes", "Summary"), rows)
     if report.never_injected:
         info(f"\nNot injected in the last {days} days: {', '.join(report.never_injected)}")

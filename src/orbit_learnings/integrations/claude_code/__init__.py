@@ -28,7 +28,7 @@ class ClaudeCode(Integration):
         "stdin and prints additionalContext for it; always exits 0.\n\n"
         f"{DENY_FLAG} (on a PreToolUse entry for Write): deny creating a new file once, with "
         "the learnings as the reason.\n\n"
-        "\b\nExample (in .claude/settings.json, installed by `orbit hooks install claude-code`):\n"
+        "\b\nExample (.claude/settings.json, by `orbit hooks install claude-code`):\n"
         '  {"matcher": "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob",\n'
         '   "hooks": [{"type": "command", "command": "orbit hook claude-code"}]}'
     )

@@ -27,9 +27,9 @@ class Copilot(AgentHook):
     hook_help = (
         "Copilot hook: reads a postToolUse, sessionStart or preCompact payload on stdin and "
         'prints {"additionalContext": ...} when learnings apply.\n\n'
-        "\b\nExample (.github/hooks/orbit-learnings.json, by `orbit hooks install copilot`):\n"
-        '  {"version": 1, "hooks": {"postToolUse": [{"type": "command", '
-        '"bash": "orbit hook copilot"}]}}'
+        "\b\nExample (.github/hooks/orbit-learnings.json, written by orbit hooks install):\n"
+        '  {"version": 1, "hooks": {"postToolUse": [\n'
+        '    {"type": "command", "bash": "orbit hook copilot"}]}}'
     )
     settings = ".github/hooks/orbit-learnings.json"
     events: ClassVar[dict[str, str | None]] = {

@@ -33,8 +33,8 @@ class Gemini(AgentHook):
         "Gemini CLI hook: reads an AfterTool, SessionStart or PreCompress payload on stdin and "
         "prints hookSpecificOutput.additionalContext when learnings apply.\n\n"
         "\b\nExample (.gemini/settings.json, written by `orbit hooks install gemini`):\n"
-        '  {"hooks": {"AfterTool": [{"matcher": "read_file|replace", "hooks": '
-        '[{"type": "command", "command": "orbit hook gemini", "timeout": 10000}]}]}}'
+        '  {"hooks": {"AfterTool": [{"matcher": "read_file|replace", "hooks": [\n'
+        '    {"type": "command", "command": "orbit hook gemini", "timeout": 10000}]}]}}'
     )
     settings = ".gemini/settings.json"
     nested = True
