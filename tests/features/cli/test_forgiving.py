@@ -160,3 +160,19 @@ def test_a_terminal_80_columns_wide_shows_everything(
             assert word in flat, (args, word)
     show = " ".join(orbit("learning", "show", "L-0001").out.replace("│", " ").split())
     assert LONG.split(", so")[0].replace(",", "") in show.replace(",", "")
+
+
+def test_a_taken_dashboard_port_is_one_clear_line(workspace: Path) -> None:
+    import socket
+
+    from tests.testing import run_orbit
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        outcome = run_orbit("dashboard", "--port", str(port), cwd=workspace)
+    assert outcome.code == 1
+    assert outcome.err.startswith("orbit: error: cannot listen on 127.0.0.1:")
+    assert outcome.err.count("\n") == 1 and "--port 0" in outcome.err
+    assert "orbit dashboard: http" not in outcome.out  # no URL for a server that never ran

@@ -27,13 +27,15 @@ from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
 from orbit_learnings.core.ids import EXAMPLE_ID, STATUS_CHOICES, STATUSES, is_learning_id
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
+from orbit_learnings.integrations.dashboard.openapi import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    OPENAPI,
+    TOKEN_HEADER,
+)
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-
-TOKEN_HEADER = "X-Orbit-Token"
-MAX_LIMIT = 500
-DEFAULT_LIMIT = 50
 
 
 class StaleCache:
@@ -235,151 +237,36 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-_LEARNING_ROW = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "summary": {"type": "string"},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "paths": {"type": "array", "items": {"type": "string"}},
-        "matched_by": {"type": "array", "items": {"type": "string"}},
-        "updated_at": {"type": "string"},
-        "status": {"type": "string"},
-        "vote_count": {"type": "integer"},
-        "confidence": {"type": "number"},
-        "stale": {"type": "array", "items": {"type": "string"}},
-    },
-}
-_ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
-
-
-def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-OPENAPI: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "orbit-learnings dashboard API", "version": "1"},
-    "paths": {
-        "/api/learnings": {
-            "get": {
-                "summary": "List, filter and search learnings (paged on the server)",
-                "parameters": [
-                    {"name": "q", "in": "query", "schema": {"type": "string"}},
-                    {
-                        "name": "scope",
-                        "in": "query",
-                        "schema": {"type": "string"},
-                        "description": "A file, folder or glob (containment, as `list --path`)",
-                    },
-                    {"name": "tag", "in": "query", "schema": {"type": "string"}},
-                    {
-                        "name": "status",
-                        "in": "query",
-                        "schema": {"type": "string", "enum": list(STATUS_CHOICES)},
-                    },
-                    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-                    {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
-                ],
-                "responses": {
-                    "200": _json(
-                        {
-                            "type": "object",
-                            "properties": {
-                                "results": {"type": "array", "items": _LEARNING_ROW},
-                                "matching": {"type": "integer"},
-                                "offset": {"type": "integer"},
-                                "limit": {"type": "integer"},
-                                "stats": {
-                                    "type": "object",
-                                    "properties": {
-                                        k: {"type": "integer"}
-                                        for k in (
-                                            "total",
-                                            "active",
-                                            "superseded",
-                                            "archived",
-                                            "stale",
-                                        )
-                                    },
-                                },
-                            },
-                        },
-                        "A page of learnings and store statistics",
-                    ),
-                    "400": _json(_ERROR, "Bad parameter"),
-                },
-            }
-        },
-        "/api/learnings/{learning_id}": {
-            "get": {
-                "summary": "One learning in full, with votes, confidence and staleness",
-                "parameters": [
-                    {
-                        "name": "learning_id",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string"},
-                    }
-                ],
-                "responses": {
-                    "200": _json({"type": "object"}, "The record"),
-                    "404": _json(_ERROR, "Unknown id"),
-                },
-            }
-        },
-        "/api/learnings/{learning_id}/supersede": {
-            "post": {
-                "summary": "Mark this learning superseded by another (needs the start-up token)",
-                "parameters": [
-                    {
-                        "name": "learning_id",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string"},
-                    },
-                    {
-                        "name": TOKEN_HEADER,
-                        "in": "header",
-                        "required": True,
-                        "schema": {"type": "string"},
-                    },
-                ],
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {
-                                "type": "object",
-                                "properties": {"by": {"type": "string"}},
-                                "required": ["by"],
-                            }
-                        }
-                    },
-                },
-                "responses": {
-                    "200": _json({"type": "object"}, "Both records"),
-                    "400": _json(_ERROR, "Bad body"),
-                    "401": _json(_ERROR, "No or wrong token"),
-                    "403": _json(_ERROR, "Cross-origin"),
-                    "404": _json(_ERROR, "Unknown id"),
-                    "409": _json(_ERROR, "Refused (already superseded, not active, ...)"),
-                },
-            }
-        },
-    },
-}
-
-
 def serve(ws: Workspace, host: str, port: int, token: str, *, open_browser: bool) -> None:
     import threading
     import webbrowser
 
     import uvicorn
 
+    port = free_port_or_refuse(host, port)
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/#token={token}"
     print(f"orbit dashboard: {url}")
     print(f"token for changes (header {TOKEN_HEADER}): {token}")
     if open_browser:
         threading.Timer(0.8, lambda: webbrowser.open(url)).start()
     uvicorn.run(build_app(ws, token), host=host, port=port, log_level="warning")
+
+
+def free_port_or_refuse(host: str, port: int) -> int:
+    """The port to serve on, checked before anything is printed; port 0 picks a free one.
+
+    A taken port is one clear line, not the server's traceback after the URL was shown.
+    """
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((host, port))
+            return int(probe.getsockname()[1])
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise OrbitError(
+            f"cannot listen on {host}:{port} ({reason}); "
+            "pass --port N, or --port 0 for any free one"
+        ) from None
