@@ -148,7 +148,7 @@ def run(argv: list[str]) -> int:
     except click_errors.ClickException as exc:
         context = getattr(exc, "ctx", None)  # usage errors carry one, other click errors not
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        error(exc.format_message().replace("\n", " ") + hint)
+        error(exc.format_message().replace("\n", " ") + hint)  # with click's "Did you mean"
         return exc.exit_code
     except BaseException as exc:  # the last line of defence: never a bare traceback
         if isinstance(exc, SystemExit):

@@ -32,7 +32,22 @@ def do_list(
 ) -> int:
     result = queries.list_learnings(ws, scope, status=status, limit=limit, level=level)
     render_list(result, json_out=json_out)
+    if not result.hits and scope.tags:
+        _suggest_tags(ws, scope.tags)
     return 0
+
+
+def _suggest_tags(ws: Workspace, tags: tuple[str, ...]) -> None:
+    """Nothing carries these tags: name the closest tags that exist, on stderr."""
+    import difflib
+
+    known = queries.known_tags(ws)
+    for tag in tags:
+        close = difflib.get_close_matches(tag.strip().lstrip("#").lower(), known, n=2, cutoff=0.6)
+        if close:
+            sys.stderr.write(
+                f"orbit: no learning has the tag {tag!r}; did you mean {close[0]!r}?\n"
+            )
 
 
 def do_inject(

@@ -26,6 +26,12 @@ if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
 
 
+def known_tags(ws: Workspace) -> list[str]:
+    """Every tag of an active learning in the project store, as written."""
+    with open_fresh(ws) as index:
+        return reads.active_tags(index.conn)
+
+
 def parse_status(value: str | None, *, include_all: bool = False) -> tuple[str, ...]:
     """Accept `active`, `learning:active`, `all`; return the statuses to include."""
     if include_all:

@@ -176,3 +176,12 @@ def test_a_taken_dashboard_port_is_one_clear_line(workspace: Path) -> None:
     assert outcome.err.startswith("orbit: error: cannot listen on 127.0.0.1:")
     assert outcome.err.count("\n") == 1 and "--port 0" in outcome.err
     assert "orbit dashboard: http" not in outcome.out  # no URL for a server that never ran
+
+
+def test_mistyped_tags_and_commands_get_a_suggestion(workspace: Path, orbit: CliRunner) -> None:
+    add(orbit, "--summary", "Index every foreign key", "--tag", "database")
+    missed = orbit("learning", "list", "--tag", "databse", "--json")
+    assert missed.json() == {"results": []}  # stdout stays parseable
+    assert "no learning has the tag 'databse'; did you mean 'database'?" in missed.err
+    command = orbit("learning", "lsit")
+    assert command.code == 2 and "Did you mean 'list'?" in command.err
