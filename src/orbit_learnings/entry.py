@@ -23,6 +23,10 @@ _FALLBACK = None
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] != ["hook"]:  # an agent's hook never shows progress
+        from orbit_learnings.cli.progress import install_if_terminal
+
+        install_if_terminal()
     code = _lean(args)
     if code is not _FALLBACK:
         return code

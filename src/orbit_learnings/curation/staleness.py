@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from orbit_learnings.core.matching import path_matches
+from orbit_learnings.core.progress import report
 from orbit_learnings.curation import gitutil
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
@@ -70,7 +71,9 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
         rows = reads.evidence_of_active(fresh.conn)
         regexes = reads.glob_regexes(fresh.conn)
     stale: list[Stale] = []
-    for learning_id, summary, evidence in rows:
+    for number, (learning_id, summary, evidence) in enumerate(rows, 1):
+        if number % 25 == 0 or number == len(rows):
+            report("checking for stale learnings", number, len(rows))
         if ids is not None and learning_id not in ids:
             continue
         reasons = []

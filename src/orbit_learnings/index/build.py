@@ -12,6 +12,7 @@ import sqlite3
 import time
 
 from orbit_learnings.core.errors import LegacyLayoutError, Problem, ValidationFailed
+from orbit_learnings.core.progress import report
 from orbit_learnings.index import reads
 from orbit_learnings.index.freshness import Scan, scan
 from orbit_learnings.index.rows import delete_folder, insert, load_folder, resolve_links, stamp
@@ -19,6 +20,7 @@ from orbit_learnings.index.schema import TABLES, create_schema, meta, open_usabl
 from orbit_learnings.store.layout import LEARNINGS_PREFIX
 from orbit_learnings.store.workspace import Workspace
 
+PROGRESS_EVERY = 50  # bundles between progress reports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -29,10 +31,13 @@ def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[P
     for table in TABLES:
         conn.execute(f"DELETE FROM {table}")
     problems: list[Problem] = []
-    for folder in sorted(snapshot.signatures):
+    folders = sorted(snapshot.signatures)
+    for number, folder in enumerate(folders, 1):
         loaded = load_folder(ws, folder)
         problems.extend(loaded.problems)
         insert(conn, loaded, snapshot.storable(folder))
+        if number % PROGRESS_EVERY == 0 or number == len(folders):
+            report("indexing learnings", number, len(folders))
     problems.extend(_stored_problems(conn, exclude=problems))
     resolve_links(conn)
     stamp(conn, snapshot)
@@ -93,9 +98,11 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
         changed = [folder for folder, sig in current.items() if stored.get(folder) != sig]
         for folder in gone:
             delete_folder(conn, folder)
-        for folder in changed:
+        for number, folder in enumerate(changed, 1):
             delete_folder(conn, folder)
             insert(conn, load_folder(ws, folder), snapshot.storable(folder))
+            if number % PROGRESS_EVERY == 0 or number == len(changed):
+                report("indexing learnings", number, len(changed))
         for folder in snapshot.racy.difference(changed):  # unchanged, but too young to trust
             conn.execute(
                 "UPDATE files SET signature = ? WHERE folder = ?",
