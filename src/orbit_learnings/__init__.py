@@ -11,7 +11,7 @@ __all__ = ["__version__", "search_learnings"]
 def __getattr__(name: str) -> object:
     """Lazy access, so `import orbit_learnings` stays free."""
     if name == "__version__":
-        from orbit_learnings.core.version import VERSION
+        from orbit_learnings.core import VERSION
 
         return VERSION
     if name == "search_learnings":

@@ -6,7 +6,7 @@ import re
 import tomllib
 
 import orbit_learnings
-from orbit_learnings.core.version import VERSION
+from orbit_learnings.core import VERSION
 from tests.testing import REPO
 
 
@@ -18,7 +18,7 @@ def test_package_metadata_reads_the_version_from_here() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" in project["project"]["dynamic"]
     attr = project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attr == "orbit_learnings.core.version.VERSION"
+    assert attr == "orbit_learnings.core.VERSION"
 
 
 def test_the_package_exposes_the_same_version() -> None:

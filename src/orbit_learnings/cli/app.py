@@ -27,7 +27,7 @@ from orbit_learnings.cli.commands import (
 )
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
-from orbit_learnings.core.version import VERSION
+from orbit_learnings.core import VERSION
 
 app = typer.Typer(
     name="orbit",

@@ -23,8 +23,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from orbit_learnings.core import VERSION
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.core.version import VERSION
 from orbit_learnings.integrations.mcp import catalogue
 from orbit_learnings.integrations.mcp.tools import TOOL_META, LearningTools
 from orbit_learnings.push import inject
