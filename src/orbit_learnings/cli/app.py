@@ -37,7 +37,7 @@ app = typer.Typer(
         "Start with `orbit init`, then `orbit learning add --help`."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},

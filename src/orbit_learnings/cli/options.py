@@ -7,15 +7,26 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli import completion
+
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 
 PathOpt = Annotated[
     list[str] | None,
-    typer.Option("--path", "-p", help="A file, folder or glob (repeatable).", metavar="PATH"),
+    typer.Option(
+        "--path",
+        "-p",
+        help="A file, folder or glob (repeatable).",
+        metavar="PATH",
+        autocompletion=completion.paths,
+    ),
 ]
 
 TagOpt = Annotated[
-    list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).", metavar="TAG")
+    list[str] | None,
+    typer.Option(
+        "--tag", "-t", help="A tag (repeatable).", metavar="TAG", autocompletion=completion.tags
+    ),
 ]
 
 StatusOpt = Annotated[
@@ -57,4 +68,7 @@ CreatedByOpt = Annotated[
 ]
 AddLevelOpt = Annotated[
     str, typer.Option("--level", help="project (default) or user: your personal store.")
+]
+IdArg = Annotated[
+    str, typer.Argument(metavar="ID", help="A learning ID.", autocompletion=completion.learning_ids)
 ]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
     JsonFlag,
 )
@@ -108,7 +109,12 @@ def check_command(
 
 
 def resolve_conflict_command(
-    learning_id: Annotated[str, typer.Argument(metavar="ID", help="The conflicted learning.")],
+    learning_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID", help="The conflicted learning.", autocompletion=completion.learning_ids
+        ),
+    ],
     *,
     json_out: JsonFlag = False,
 ) -> None:
@@ -132,7 +138,12 @@ def resolve_conflict_command(
 
 
 def renumber_command(
-    learning_id: Annotated[str, typer.Argument(metavar="OLD", help="The learning to move.")],
+    learning_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="OLD", help="The learning to move.", autocompletion=completion.learning_ids
+        ),
+    ],
     *,
     json_out: JsonFlag = False,
 ) -> None:

@@ -11,12 +11,14 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
     AddLevelOpt,
     BodyFileOpt,
     BodyOpt,
     CreatedByOpt,
     EvidenceOpt,
+    IdArg,
     JsonFlag,
     LevelOpt,
     LimitOpt,
@@ -234,7 +236,7 @@ def list_command(
 
 
 def show_command(
-    learning_id: Annotated[str, typer.Argument(metavar="ID", help="Learning ID, e.g. L-0001.")],
+    learning_id: IdArg,
     *,
     json_out: JsonFlag = False,
 ) -> None:
@@ -253,7 +255,7 @@ def show_command(
 
 
 def update_command(
-    learning_id: Annotated[str, typer.Argument(metavar="ID")],
+    learning_id: IdArg,
     summary: Annotated[str | None, typer.Option("--summary", "-s")] = None,
     body: Annotated[str | None, typer.Option("--body", "-b")] = None,
     body_file: Annotated[Path | None, typer.Option("--body-file")] = None,
@@ -297,9 +299,16 @@ def update_command(
 
 
 def supersede_command(
-    old_id: Annotated[str, typer.Argument(metavar="OLD")],
+    old_id: Annotated[str, typer.Argument(metavar="OLD", autocompletion=completion.learning_ids)],
     new_id: Annotated[
-        str, typer.Option("--with", "-w", metavar="NEW", help="The replacing learning.")
+        str,
+        typer.Option(
+            "--with",
+            "-w",
+            metavar="NEW",
+            help="The replacing learning.",
+            autocompletion=completion.learning_ids,
+        ),
     ],
     *,
     json_out: JsonFlag = False,
@@ -322,7 +331,12 @@ def supersede_command(
 
 def upvote_command(
     learning_id: Annotated[
-        str | None, typer.Argument(metavar="ID", help="The learning to re-validate.")
+        str | None,
+        typer.Argument(
+            metavar="ID",
+            help="The learning to re-validate.",
+            autocompletion=completion.learning_ids,
+        ),
     ] = None,
     *,
     model_name: Annotated[str, typer.Option("--model", "-m", help="Agent family, e.g. claude.")],

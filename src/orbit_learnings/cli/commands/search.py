@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
     ExplainOpt,
     JsonFlag,
@@ -117,7 +118,9 @@ def unified_search_command(
 
 
 def feedback_command(
-    learning_id: Annotated[str | None, typer.Argument(metavar="[ID]")] = None,
+    learning_id: Annotated[
+        str | None, typer.Argument(metavar="[ID]", autocompletion=completion.learning_ids)
+    ] = None,
     helpful: Annotated[
         bool | None, typer.Option("--helpful/--not-helpful", help="Was it helpful in this task?")
     ] = None,
