@@ -185,3 +185,27 @@ def test_mistyped_tags_and_commands_get_a_suggestion(workspace: Path, orbit: Cli
     assert "no learning has the tag 'databse'; did you mean 'database'?" in missed.err
     command = orbit("learning", "lsit")
     assert command.code == 2 and "Did you mean 'list'?" in command.err
+
+
+def test_hook_help_answers_without_waiting_for_stdin(workspace: Path) -> None:
+    """It once read stdin first (waiting on a terminal), then said "stdin is not JSON"."""
+    import os
+    import subprocess
+
+    from tests.testing import ORBIT_BIN
+
+    leader, terminal = os.openpty()  # a terminal that never sends end-of-file
+    try:
+        proc = subprocess.run(
+            [str(ORBIT_BIN), "hook", "claude-code", "--help"],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            cwd=workspace,
+            timeout=60,  # reading stdin would wait until this runs out
+        )
+    finally:
+        os.close(leader)
+        os.close(terminal)
+    assert proc.returncode == 0 and "Usage: orbit hook claude-code" in proc.stdout
+    assert "not JSON" not in proc.stderr
