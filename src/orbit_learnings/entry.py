@@ -23,6 +23,14 @@ _FALLBACK = None
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    shell = os.environ.get("_ORBIT_COMPLETE")
+    if shell and not args:  # a Tab: IDs, tags and paths answer without Typer
+        from orbit_learnings.cli.quickcomplete import complete
+
+        answer = complete(shell)
+        if answer is not None:
+            sys.stdout.write(answer + ("\n" if answer else ""))
+            return 0
     if args[:1] != ["hook"]:  # an agent's hook never shows progress
         from orbit_learnings.cli.progress import install_if_terminal
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,27 @@ def test_the_completion_script_is_there_to_install(store: Path) -> None:
         [str(ORBIT_BIN), "--show-completion", "bash"], capture_output=True, text=True, cwd=store
     )
     assert proc.returncode == 0 and "_ORBIT_COMPLETE=complete_bash" in proc.stdout
+
+
+def test_ids_tags_and_paths_answer_without_importing_typer(store: Path) -> None:
+    """Every Tab runs orbit: the common completions skip Typer's import."""
+    code = (
+        "import sys; from orbit_learnings.entry import main; main([]); "
+        "sys.stderr.write(' '.join(sorted(sys.modules)))"
+    )
+    for words in (
+        "orbit learning show ",
+        "orbit learning list --tag d",
+        "orbit learning list -p s",
+    ):
+        env = {
+            **os.environ,
+            "_ORBIT_COMPLETE": "complete_bash",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(len(words.split(" ")) - 1),
+        }
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=store, capture_output=True, text=True
+        )
+        assert proc.stdout.strip(), words
+        assert "typer" not in proc.stderr.split() and "click" not in proc.stderr.split(), words

@@ -209,3 +209,12 @@ def test_hook_help_answers_without_waiting_for_stdin(workspace: Path) -> None:
         os.close(terminal)
     assert proc.returncode == 0 and "Usage: orbit hook claude-code" in proc.stdout
     assert "not JSON" not in proc.stderr
+
+
+def test_prune_says_archive_and_keeps_the_old_spelling_hidden(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    help_text = orbit("learning", "prune", "--help").out
+    assert "--archive" in help_text and "--delete" not in help_text
+    assert "--stale-only" not in help_text
+    assert orbit("learning", "prune", "--delete", "--json").code == 0

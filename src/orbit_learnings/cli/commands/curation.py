@@ -23,10 +23,10 @@ from orbit_learnings.core.errors import UsageError
 def prune_command(
     *,
     archive_them: Annotated[
-        bool,
-        typer.Option(
-            "--archive", "--delete", help="Archive them (status: archived, kept on disk)."
-        ),
+        bool, typer.Option("--archive", help="Archive them (status: archived, kept on disk).")
+    ] = False,
+    delete: Annotated[
+        bool, typer.Option("--delete", hidden=True, help="The old spelling of --archive.")
     ] = False,
     stale_only: Annotated[
         bool, typer.Option("--stale-only", hidden=True, help="Accepted; prune is stale-only.")
@@ -36,7 +36,7 @@ def prune_command(
     """Report learnings whose paths, commits or tasks are gone; archive them with --archive.
 
     Archived learnings stay on disk (`status: archived`) and leave lists, search and
-    injection; `--delete` is the old spelling of `--archive`.
+    injection.
 
     \b
     Examples:
@@ -45,7 +45,7 @@ def prune_command(
     """
     from orbit_learnings.curation.staleness import archive, find_stale
 
-    delete = archive_them
+    delete = archive_them or delete
     ws = STATE.workspace()
     report = find_stale(ws)
     for note in report.notes:
