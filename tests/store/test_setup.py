@@ -38,10 +38,22 @@ def test_init_creates_the_store_and_reports_what_it_made(tmp_path: Path) -> None
 
 def test_init_twice_changes_nothing_and_keeps_hand_edits(tmp_path: Path) -> None:
     setup.init_store(tmp_path)
-    (tmp_path / ".orbit/.gitignore").write_text("state/\nscratch/\n")
+    (tmp_path / ".orbit/.gitignore").write_text("state/\nscratch/\n*.tmp\n")
     (tmp_path / ".orbit/learnings/.gitkeep").unlink()
     assert setup.init_store(tmp_path).created == [".orbit/learnings/.gitkeep"]
-    assert (tmp_path / ".orbit/.gitignore").read_text() == "state/\nscratch/\n"
+    assert (tmp_path / ".orbit/.gitignore").read_text() == "state/\nscratch/\n*.tmp\n"
+
+
+def test_an_older_store_learns_to_ignore_temp_files(tmp_path: Path) -> None:
+    """A write killed before its rename leaves `.learning.yaml.<pid>.tmp`: never commit it."""
+    git(tmp_path, "init", "-q")
+    setup.init_store(tmp_path)
+    (tmp_path / ".orbit/.gitignore").write_text("state/\n")  # as stores were made before
+    assert setup.init_store(tmp_path).created == [".orbit/.gitignore (*.tmp)"]
+    (tmp_path / ".orbit/learnings/L-0001").mkdir()
+    leftover = ".orbit/learnings/L-0001/.learning.yaml.123.456.tmp"
+    (tmp_path / leftover).write_text("half")
+    assert git(tmp_path, "check-ignore", leftover).strip() == leftover
 
 
 def test_git_ignores_state_and_union_merges_sidecars(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from orbit_learnings.core.errors import OrbitError, Problem
+from orbit_learnings.core.results import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,9 +87,10 @@ def render_hits(
     if not is_terminal():
         for hit in hits:
             extra = f"  ({', '.join(hit.matched_by)})" if hit.matched_by else ""
-            sys.stdout.write(f"{hit.id}\t{hit.summary}{extra}\n")
+            sys.stdout.write(printable(f"{hit.id}\t{hit.summary}{extra}") + "\n")
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold", expand=False)
     table.add_column("ID", style="cyan", no_wrap=True)
@@ -98,10 +100,10 @@ def render_hits(
     if show_score:
         table.add_column("Score", justify="right")
     for hit in hits:
-        scope = ", ".join([*hit.paths, *(f"#{t}" for t in hit.tags)])
-        summary = (
-            hit.summary if hit.status == "active" else f"[dim]({hit.status})[/dim] {hit.summary}"
-        )
+        scope = Text(printable(", ".join([*hit.paths, *(f"#{t}" for t in hit.tags)])))
+        summary = Text(printable(hit.summary))
+        if hit.status != "active":
+            summary = Text.assemble((f"({hit.status}) ", "dim"), summary)
         cells = [hit.id, summary, scope, str(hit.vote_count)]
         if show_score:
             cells.append(f"{hit.score:.3f}")
@@ -113,16 +115,17 @@ def render_rows(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     """An aligned table on a terminal (the last column wraps), tab-separated lines in a pipe."""
     if not is_terminal():
         for row in rows:
-            sys.stdout.write("\t".join(row) + "\n")
+            sys.stdout.write(printable("\t".join(row)) + "\n")
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(header_style="bold", expand=False)
     for position, header in enumerate(headers):
         last = position == len(headers) - 1
         table.add_column(header, overflow="fold", no_wrap=not last, ratio=1 if last else None)
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(printable(cell)) for cell in row))
     _console().print(table)
 
 
@@ -150,11 +153,11 @@ def render_record(record: dict[str, Any]) -> None:
     if record.get("evidence"):
         lines.append(("evidence", ", ".join(f"{e['kind']}:{e['ref']}" for e in record["evidence"])))
     if not is_terminal():
-        sys.stdout.write(f"{record['id']}: {record['summary']}\n")
+        sys.stdout.write(printable(f"{record['id']}: {record['summary']}") + "\n")
         for key, value in lines[1:]:  # the summary is on the first line already
-            sys.stdout.write(f"  {key}: {value}\n")
+            sys.stdout.write(printable(f"  {key}: {value}") + "\n")
         if record.get("body"):
-            sys.stdout.write("\n" + record["body"].rstrip("\n") + "\n")
+            sys.stdout.write("\n" + printable(record["body"].rstrip("\n")) + "\n")
         return
     from rich.markdown import Markdown
     from rich.panel import Panel
@@ -165,7 +168,7 @@ def render_record(record: dict[str, Any]) -> None:
     grid.add_column(style="bold")
     grid.add_column()
     for key, value in lines:
-        grid.add_row(key, Text(value))
+        grid.add_row(key, Text(printable(value)))
     console = _console()
     console.print(
         Panel(
@@ -175,4 +178,4 @@ def render_record(record: dict[str, Any]) -> None:
         )
     )
     if record.get("body"):
-        console.print(Markdown(record["body"]))
+        console.print(Markdown(printable(record["body"])))

@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from orbit_learnings.core.errors import Problem
 
+# Control characters other than newline and tab: an escape sequence in a summary would
+# otherwise drive the reader's terminal (or an agent's context) from a learning.
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (9, 10)}
+
+
+def printable(text: str) -> str:
+    """`text` with every control character but newline and tab shown as `\\xNN`."""
+    return text.translate(_CONTROL)
+
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 
 from orbit_learnings.core import model
-from orbit_learnings.core.errors import Problem, ValidationFailed
+from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
 from orbit_learnings.store.votes import read_votes
 from orbit_learnings.store.workspace import Workspace
@@ -75,8 +76,10 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
             continue
         path = ws.relative(os.path.join(entry.path, LEARNING_FILE))
         try:
-            with open(os.path.join(entry.path, LEARNING_FILE), encoding="utf-8") as handle:
-                text = handle.read()
+            text = read_regular_text(os.path.join(entry.path, LEARNING_FILE))
+        except OrbitError as exc:  # a link, a device, an oversized file
+            problems.append(Problem(path, 1, exc.message, entry.name, "layout"))
+            continue
         except FileNotFoundError:
             problems.append(
                 Problem(path, 1, "bundle folder has no learning.yaml", entry.name, "layout")

@@ -10,8 +10,9 @@ import json
 import os
 import sqlite3
 
-from orbit_learnings.core.errors import Problem, ValidationFailed
+from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
 from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
+from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
 from orbit_learnings.store.workspace import Workspace
 
@@ -48,7 +49,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
         )
         return Loaded(folder, None, [], [problem])
     try:
-        text = (bundle / LEARNING_FILE).read_text(encoding="utf-8")
+        text = read_regular_text(bundle / LEARNING_FILE)
     except FileNotFoundError:
         return Loaded(
             folder, None, [], [Problem(display, 1, "bundle has no learning.yaml", folder, "layout")]
@@ -57,6 +58,8 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
         return Loaded(
             folder, None, [], [Problem(display, 1, "file is not UTF-8 text", folder, "yaml")]
         )
+    except OrbitError as exc:  # a link, a device, an oversized file: reported, never read
+        return Loaded(folder, None, [], [Problem(display, 1, exc.message, folder, "layout")])
     try:
         record = store.parse_learning(text, folder, display)
     except ValidationFailed as exc:

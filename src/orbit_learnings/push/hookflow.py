@@ -17,7 +17,7 @@ Stdlib only: this runs on every tool call an agent makes.
 from __future__ import annotations
 
 from orbit_learnings.core.matching import is_glob
-from orbit_learnings.core.results import Hit
+from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
 from orbit_learnings.push.toolpaths import repo_path, search_paths, shell_paths
@@ -152,7 +152,7 @@ def context_for_paths(
 
 def context_text(paths: list[str], hits: list[Hit]) -> str:
     where = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
-    lines = [f"Project learnings (.orbit/learnings) whose scope matches {where}:"]
+    lines = [f"Project learnings (.orbit/learnings) whose scope matches {printable(where)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
     return "\n".join(lines)[:MAX_CONTEXT_CHARS]

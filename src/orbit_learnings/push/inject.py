@@ -14,8 +14,8 @@ import re
 import sys
 from collections.abc import Callable
 
-from orbit_learnings.core.errors import UsageError
-from orbit_learnings.core.results import Hit
+from orbit_learnings.core.errors import OrbitError, UsageError
+from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import queries
@@ -223,7 +223,7 @@ def _log(
     try:
         os.makedirs(ws.state_path, exist_ok=True)
         append_line(os.path.join(ws.state_path, INJECTIONS_FILE), json.dumps(row), durable=False)
-    except OSError:
+    except (OSError, OrbitError):  # unwritable, or a link we refuse to follow: skip the log
         pass
 
 
@@ -235,7 +235,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
     lines = ["<system-reminder>", "Project learnings relevant to this task:"]
-    lines += [f"- [{h.id}] {h.summary}" for h in hits]
+    lines += [f"- [{h.id}] {printable(h.summary)}" for h in hits]
     lines.append("Read full body via `orbit learning show <id>` if needed.")
     if feedback_hint:
         lines.append(FEEDBACK_HINT)
@@ -247,7 +247,7 @@ def format_markdown(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
     lines = ["## Project learnings relevant to this task", ""]
-    lines += [f"- **{h.id}** — {h.summary}" for h in hits]
+    lines += [f"- **{h.id}** — {printable(h.summary)}" for h in hits]
     lines += ["", "Read the full body with `orbit learning show <id>`."]
     if feedback_hint:
         lines.append(FEEDBACK_HINT)
@@ -260,7 +260,7 @@ def provenance_line(hit: Hit) -> str:
     if len(hit.paths) > 2:
         scope += ", …"
     votes = f"{hit.vote_count} vote" + ("" if hit.vote_count == 1 else "s")
-    return f"{hit.id} (scope {scope}, {votes}): {hit.summary}"
+    return printable(f"{hit.id} (scope {scope}, {votes}): {hit.summary}")
 
 
 def read_task_file(path: str) -> Scope:

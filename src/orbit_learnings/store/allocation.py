@@ -1,4 +1,5 @@
-"""Allocating the next learning ID: sequential by default, random for busy branches.
+"""Allocating the next learning ID (sequential by default, random for busy branches),
+and clearing what a writer killed mid-write left behind before one is claimed.
 
 Whoever allocates holds the store lock; the bundle folder's `mkdir` is the atomic
 claim, so two processes can never end up with the same ID.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 
 from orbit_learnings.core import ids
+from orbit_learnings.store.layout import LEARNING_FILE
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -49,3 +51,23 @@ def allocate_id(ws: Workspace) -> str:
         except FileExistsError:
             continue
         return candidate
+
+
+def heal(ws: Workspace) -> list[str]:
+    """Clear what a writer killed mid-write left behind: temp files, and bundle folders
+    holding nothing else. Callers hold the store lock, so no write is in flight."""
+    removed: list[str] = []
+    if not ws.learnings_dir.is_dir():
+        return removed
+    for entry in os.scandir(ws.learnings_dir):
+        if not entry.is_dir(follow_symlinks=False) or not ids.is_learning_id(entry.name):
+            continue
+        names = os.listdir(entry.path)
+        leftovers = [n for n in names if n.startswith(f".{LEARNING_FILE}.") and n.endswith(".tmp")]
+        for name in leftovers:
+            os.unlink(os.path.join(entry.path, name))
+            removed.append(f"{entry.name}/{name}")
+        if LEARNING_FILE not in names and len(leftovers) == len(names):
+            os.rmdir(entry.path)
+            removed.append(f"{entry.name}/")
+    return removed

@@ -26,8 +26,13 @@ from orbit_learnings.core.errors import (
 from orbit_learnings.core.model import Evidence, Learning
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.store.allocation import allocate_id
-from orbit_learnings.store.fileops import append_line, atomic_write_text, file_lock
+from orbit_learnings.store.allocation import allocate_id, heal
+from orbit_learnings.store.fileops import (
+    append_line,
+    atomic_write_text,
+    file_lock,
+    read_regular_text,
+)
 from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
 from orbit_learnings.store.layout import legacy_files as legacy_names
 from orbit_learnings.store.votes import Vote, VoteSummary, read_votes, summarise
@@ -114,11 +119,19 @@ def has_conflict_markers(text: str) -> bool:
 
 def read_learning(ws: Workspace, learning_id: str) -> Learning:
     path = learning_file(ws, learning_id)
+    return parse_learning(_text_of(ws, learning_id, path), learning_id, ws.relative(path))
+
+
+def _text_of(ws: Workspace, learning_id: str, path: Path) -> str:
+    """A learning file's text, refusing links, devices, huge files and bad UTF-8 cleanly."""
+    if not ids.is_learning_id(learning_id):
+        raise missing(ws, learning_id)  # never a path: `update /etc/passwd` names no learning
     try:
-        text = path.read_text(encoding="utf-8")
+        return read_regular_text(path)
     except FileNotFoundError:
         raise missing(ws, learning_id, f"looked for {ws.relative(path)}") from None
-    return parse_learning(text, learning_id, ws.relative(path))
+    except UnicodeDecodeError:
+        raise OrbitError(f"{ws.relative(path)} is not UTF-8 text") from None
 
 
 def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
@@ -169,6 +182,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
+        heal(ws)
         learning_id = allocate_id(ws)
         stamp = now_iso()
         document = _new_document(learning_id, stamp, new)
@@ -241,6 +255,7 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
     with store_lock(ws):
+        heal(ws)
         current = read_learning(ws, learning_id)
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
@@ -289,10 +304,7 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
     from orbit_learnings.store.yamlio import SurgicalEditor, timestamp_value
 
     path = learning_file(ws, learning_id)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise missing(ws, learning_id) from None
+    text = _text_of(ws, learning_id, path)
     parse_learning(text, learning_id, ws.relative(path))  # refuse to edit an invalid file
     editor = SurgicalEditor(text)
     for edit in [*edits, Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")]:

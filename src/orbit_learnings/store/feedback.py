@@ -18,6 +18,7 @@ from typing import Any
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError
 from orbit_learnings.core.timestamps import normalise_ts, now_iso
+from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
@@ -74,9 +75,8 @@ def parse(
 def summarise(ws: Workspace, learning_id: str) -> Confidence:
     path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
+        text = read_regular_text(path)
+    except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
         return Confidence(START, 0, 0)
     latest, _ = parse(text, learning_id, path)
     helpful = sum(1 for row in latest.values() if row["helpful"])

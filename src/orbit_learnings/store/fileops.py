@@ -6,8 +6,12 @@ write a temp file in the same folder, fsync it, `os.replace` it, fsync the folde
 
 from __future__ import annotations
 
+import errno
 import os
 import time
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.store.layout import ORBIT_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,6 +25,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool 
     needed on the hot path (session files are written on every hook call).
     """
     target = os.fspath(path)
+    refuse_links(target)
     folder = os.path.dirname(target) or "."
     os.makedirs(folder, exist_ok=True)
     tmp_name = os.path.join(
@@ -39,6 +44,51 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool 
         raise
     if durable:
         fsync_dir(folder)
+
+
+MAX_FILE_BYTES = 1024 * 1024  # a learning or a sidecar is kilobytes; more is not ours to read
+
+
+def refuse_links(path: str) -> None:
+    """Refuse a path that goes through a symbolic link below `.orbit/`: a link committed
+    to the repository must never make orbit write (or read) anywhere else."""
+    parts = os.path.abspath(path).split(os.sep)
+    if ORBIT_DIR not in parts:
+        return
+    start = parts.index(ORBIT_DIR) + 1
+    for end in range(start + 1, len(parts) + 1):
+        candidate = os.sep.join(parts[:end])
+        if os.path.islink(candidate):
+            raise OrbitError(f"{candidate} is a symbolic link; orbit does not follow links")
+
+
+def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> str:
+    """A small regular file's text, opened without following a link.
+
+    A link, a device (`/dev/zero`), a folder or an oversized file is refused with an
+    OrbitError naming it; a missing file raises FileNotFoundError, bad UTF-8
+    UnicodeDecodeError, as `open` would.
+    """
+    import stat
+
+    target = os.fspath(path)
+    refuse_links(os.path.dirname(target))
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OrbitError(f"{target} is a symbolic link; orbit does not follow links") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OrbitError(f"{target} is not a regular file")
+        if info.st_size > limit:
+            raise OrbitError(f"{target} is {info.st_size} bytes; a record is at most {limit}")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    return data.decode("utf-8")
 
 
 def remove_if_present(path: str) -> None:
@@ -70,7 +120,8 @@ def append_line(path: str | os.PathLike[str], line: str, *, durable: bool = True
     (session sets, the injection log), which hooks write on every call.
     """
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    refuse_links(os.fspath(path))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         os.write(fd, data)
         if durable:

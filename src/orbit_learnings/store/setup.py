@@ -54,7 +54,11 @@ def migrate_layout(ws: Workspace) -> list[Move]:
 
 # --- workspace set-up -----------------------------------------------------------
 
-GITIGNORE_TEXT = f"# Derived, rebuildable state: the index, locks, sessions.\n{STATE_DIR}/\n"
+TEMP_PATTERN = "*.tmp"  # an atomic write's temp file, if a crash left one behind
+GITIGNORE_TEXT = (
+    f"# Derived, rebuildable state: the index, locks, sessions.\n{STATE_DIR}/\n"
+    f"# A write killed before its rename leaves a temp file; never commit one.\n{TEMP_PATTERN}\n"
+)
 GITATTRIBUTES_TEXT = (
     "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
     f"{LEARNINGS_DIR}/*/{VOTES_FILE} merge=union\n"
@@ -84,4 +88,9 @@ def init_store(root: Path) -> InitReport:
         if not (orbit / name).exists():
             atomic_write_text(orbit / name, text)
             created.append(f"{ORBIT_DIR}/{name}")
+    ignore = orbit / ".gitignore"
+    lines = ignore.read_text(encoding="utf-8").splitlines()
+    if TEMP_PATTERN not in lines:  # stores made before temp files were ignored
+        atomic_write_text(ignore, "\n".join([*lines, TEMP_PATTERN]) + "\n")
+        created.append(f"{ORBIT_DIR}/.gitignore ({TEMP_PATTERN})")
     return InitReport(root, created)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 
-from orbit_learnings.core.errors import Problem
+from orbit_learnings.core.errors import OrbitError, Problem
 from orbit_learnings.core.timestamps import normalise_ts
+from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import VOTES_FILE
 
 
@@ -91,10 +92,11 @@ def read_votes(
     bundle_dir: str | os.PathLike[str], learning_id: str, display_path: str
 ) -> tuple[list[Vote], list[Problem]]:
     try:
-        with open(os.path.join(bundle_dir, VOTES_FILE), encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_regular_text(os.path.join(bundle_dir, VOTES_FILE))
     except FileNotFoundError:
         return [], []
+    except OrbitError as exc:  # a link, a device, an oversized file
+        return [], [Problem(display_path, 1, exc.message, learning_id, "votes")]
     except UnicodeDecodeError:
         return [], [Problem(display_path, 1, "votes file is not UTF-8 text", learning_id, "votes")]
     return parse_votes(text, learning_id, display_path)

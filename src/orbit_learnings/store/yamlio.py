@@ -30,6 +30,27 @@ class YamlSyntaxError(Exception):
         self.line = line
 
 
+def _refuse_bombs(text: str) -> None:
+    """Walk the parse events (no objects built) for aliases and runaway nesting."""
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    try:
+        for event in YAML(typ="safe", pure=_FastLoader is None).parse(text):
+            if isinstance(event, AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark else 1
+                raise YamlSyntaxError("YAML aliases (*name) are not allowed in learnings", line)
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = event.start_mark.line + 1 if event.start_mark else 1
+                    raise YamlSyntaxError(f"nested more than {MAX_DEPTH} levels deep", line)
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError as exc:
+        raise YamlSyntaxError(_describe(exc), _error_line(exc)) from None
+
+
 def _error_line(exc: YAMLError) -> int:
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
@@ -44,8 +65,18 @@ def _describe(exc: YAMLError) -> str:
     return "invalid YAML"
 
 
+MAX_DEPTH = 32  # a learning nests three levels deep; far more is an attack or an accident
+
+
 def safe_load(text: str) -> Any:
-    """Plain data (dicts, lists, str, datetime); raises YamlSyntaxError with a line number."""
+    """Plain data (dicts, lists, str, datetime); raises YamlSyntaxError with a line number.
+
+    Aliases are refused and nesting is bounded before anything is built: a few hundred
+    bytes of nested aliases expand to gigabytes ("billion laughs"), and learnings come
+    from pull requests anyone can open.
+    """
+    if "&" in text or "[" in text or "{" in text:
+        _refuse_bombs(text)
     try:
         if _FastLoader is not None:
             loader = _FastLoader(text)

@@ -194,3 +194,17 @@ def test_a_personal_learning_the_list_shows_can_be_opened(
     assert [r["id"] for r in listed] == ["U-0001"]
     opened = client.get("/api/learnings/U-0001")
     assert opened.status_code == 200 and opened.json()["summary"] == "Mine only"
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [("127.0.0.1:8765", 200), ("localhost:8765", 200), ("[::1]:8765", 200), ("evil.example", 400)],
+)
+def test_only_requests_naming_this_machine_are_answered(
+    client: TestClient, host: str, status: int
+) -> None:
+    """DNS rebinding: a page on evil.example resolving to 127.0.0.1 must read nothing."""
+    response = client.get("/api/learnings", headers={"Host": host})
+    assert response.status_code == status
+    if status == 400:
+        assert "L-0002" not in response.text

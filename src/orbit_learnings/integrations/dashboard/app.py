@@ -75,7 +75,15 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
     return max(low, min(int(raw), high))
 
 
-def build_app(ws: Workspace, token: str) -> Starlette:
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def build_app(ws: Workspace, token: str, *, host: str = "127.0.0.1") -> Starlette:
+    """The page and its API. Only requests naming this machine (or the host it was told
+    to serve) are answered: another Host header is a DNS-rebinding page reading the store."""
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
     api = Api(ws, token)
     routes = [
         Route("/", page),
@@ -84,7 +92,12 @@ def build_app(ws: Workspace, token: str) -> Starlette:
         Route("/api/learnings/{learning_id}/supersede", api.supersede, methods=["POST"]),
         Route("/openapi.json", openapi),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    hosts = [*LOCAL_HOSTS, host] if host not in ("0.0.0.0", "::") else ["*"]
+    return Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error},
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+    )
 
 
 class Api:
@@ -249,7 +262,7 @@ def serve(ws: Workspace, host: str, port: int, token: str, *, open_browser: bool
     print(f"token for changes (header {TOKEN_HEADER}): {token}")
     if open_browser:
         threading.Timer(0.8, lambda: webbrowser.open(url)).start()
-    uvicorn.run(build_app(ws, token), host=host, port=port, log_level="warning")
+    uvicorn.run(build_app(ws, token, host=host), host=host, port=port, log_level="warning")
 
 
 def free_port_or_refuse(host: str, port: int) -> int:

@@ -1,0 +1,128 @@
+"""A store is input from anyone who can open a pull request: links, bombs, escapes, crashes.
+
+Each case ends in a clear refusal or a healed store, nothing written outside `.orbit`,
+and every other learning still answering.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.testing import CliRunner, run_orbit
+
+
+def add(orbit: CliRunner, summary: str, *args: str) -> None:
+    outcome = orbit("learning", "add", "--summary", summary, *args)
+    assert outcome.code == 0, outcome.err
+
+
+@pytest.fixture
+def store(workspace: Path, orbit: CliRunner) -> Path:
+    add(orbit, "Money is integer cents", "--path", "billing/**")
+    add(orbit, "Index every foreign key", "--tag", "database")
+    return workspace
+
+
+def still_answers(orbit: CliRunner) -> None:
+    listed = orbit("learning", "list", "--tag", "database", "--json")
+    assert listed.code == 0 and [r["id"] for r in listed.json()["results"]] == ["L-0002"]
+
+
+def test_a_linked_injection_log_is_never_written_through(store: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "bashrc"
+    outside.write_text("# mine\n")
+    state = store / ".orbit/state"
+    state.mkdir(exist_ok=True)
+    (state / "injections.jsonl").symlink_to(outside)
+    stdin = json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "session_id": "s",
+            "cwd": str(store),
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(store / "billing/$(touch x).py")},
+        }
+    )
+    outcome = run_orbit("hook", "claude-code", cwd=store, stdin=stdin)
+    assert outcome.code == 0 and "L-0001" in outcome.out  # the agent still gets its context
+    assert outside.read_text() == "# mine\n"
+
+
+def test_a_linked_votes_file_or_bundle_folder_is_refused(
+    store: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("")
+    (store / ".orbit/learnings/L-0001/votes.jsonl").symlink_to(target)
+    vote = orbit("learning", "upvote", "L-0001", "--model", "m", "--task", "T")
+    assert vote.code == 1 and "symbolic link" in vote.err and target.read_text() == ""
+    real = tmp_path / "real-bundle"
+    os.rename(store / ".orbit/learnings/L-0002", real)
+    (store / ".orbit/learnings/L-0002").symlink_to(real)
+    before = (real / "learning.yaml").read_text()
+    update = orbit("learning", "update", "L-0002", "--summary", "changed")
+    assert update.code == 1 and "symbolic link" in update.err
+    assert (real / "learning.yaml").read_text() == before
+
+
+def test_a_learning_file_that_is_a_device_is_reported_not_read(
+    store: Path, orbit: CliRunner
+) -> None:
+    bundle = store / ".orbit/learnings/L-0003"
+    bundle.mkdir()
+    (bundle / "learning.yaml").symlink_to("/dev/zero")
+    still_answers(orbit)
+    check = orbit("learning", "check")
+    assert check.code == 1 and "L-0003/learning.yaml" in check.out
+    assert "symbolic link" in check.out
+
+
+def test_an_alias_bomb_is_refused_and_the_rest_keeps_answering(
+    store: Path, orbit: CliRunner
+) -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for n in range(1, 9):
+        prev, name = chr(96 + n), chr(97 + n)
+        lines.append(f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]")
+    bundle = store / ".orbit/learnings/L-0003"
+    bundle.mkdir()
+    (bundle / "learning.yaml").write_text("\n".join(lines) + "\n")
+    still_answers(orbit)
+    check = orbit("learning", "check")
+    assert check.code == 1 and "aliases (*name) are not allowed" in check.out
+
+
+def test_escape_sequences_in_a_summary_never_reach_the_terminal_raw(
+    store: Path, orbit: CliRunner
+) -> None:
+    add(orbit, "Harmless \x1b]0;pwned\x07 title \x1b[2J", "--tag", "evil")
+    for args in (["learning", "list", "--tag", "evil"], ["learning", "show", "L-0003"]):
+        out = orbit(*args).out
+        assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out, args
+    injected = orbit("learning", "inject", "--tag", "evil").out
+    assert "\x1b" not in injected and "\\x1b]0;pwned" in injected
+
+
+def test_a_write_killed_mid_way_is_healed_by_the_next_write(store: Path, orbit: CliRunner) -> None:
+    """kill -9 between the folder and the file once left a folder `check` failed on."""
+    crashed = store / ".orbit/learnings/L-0003"
+    crashed.mkdir()
+    (crashed / ".learning.yaml.4242.99.tmp").write_text("id: L-00")
+    (store / ".orbit/learnings/L-0001/.learning.yaml.4243.1.tmp").write_text("half")
+    add(orbit, "A third lesson", "--tag", "third")
+    assert (store / ".orbit/learnings/L-0003/learning.yaml").exists()  # the ID is reused
+    assert not list((store / ".orbit/learnings").glob("*/.learning.yaml.*.tmp"))
+    assert orbit("learning", "check").code == 0
+
+
+def test_paths_and_bad_bytes_get_clean_errors(store: Path, orbit: CliRunner) -> None:
+    escape = orbit("learning", "update", "/etc/passwd", "--summary", "x")
+    assert escape.code == 1 and escape.err.startswith("orbit: error: no learning /etc/passwd")
+    (store / ".orbit/learnings/L-0001/learning.yaml").write_bytes(b"summary: \xff\xfe\n")
+    bad = orbit("learning", "update", "L-0001", "--summary", "x")
+    assert bad.code == 1 and "not UTF-8" in bad.err and "Traceback" not in bad.err
+    still_answers(orbit)
