@@ -126,19 +126,24 @@ HEAVY = {  # plus a few cheap stdlib modules the hot path has learned to do with
 }
 
 
+def heavy_beyond_the_floor() -> set[str]:
+    """HEAVY less what this Python loads anyway for `import sqlite3, json`."""
+    floor = subprocess.run(
+        [sys.executable, "-c", "import sqlite3, json, sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return HEAVY - {m.split(".")[0] for m in floor}
+
+
 def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
     """The import budget of `learning list --path --json` with a fresh index."""
     run_orbit("learning", "sync", cwd=example)
     loaded = _modules_loaded_by(
         ["learning", "list", "--path", "db/migrations/x.sql", "--json"], example
     )
-    floor = subprocess.run(  # what this Python loads anyway for `import sqlite3, json`
-        [sys.executable, "-c", "import sqlite3, json, sys; print(' '.join(sys.modules))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    budget = HEAVY - {m.split(".")[0] for m in floor}
+    budget = heavy_beyond_the_floor()
     assert not {m.split(".")[0] for m in loaded} & budget, sorted(
         {m.split(".")[0] for m in loaded} & budget
     )
@@ -148,15 +153,7 @@ def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
 def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
     """The hooks run on every tool call an agent makes: same budget as the lookup."""
     run_orbit("learning", "sync", cwd=example)
-    floor = set(
-        subprocess.run(
-            [sys.executable, "-c", "import sqlite3, json, sys; print(' '.join(sys.modules))"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    )
-    budget = HEAVY - {m.split(".")[0] for m in floor}
+    budget = heavy_beyond_the_floor()
     payload = json.dumps(
         {
             "hook_event_name": "PostToolUse",
