@@ -41,9 +41,16 @@ def is_glob(text: str) -> bool:
     return any(ch in GLOB_CHARS for ch in text)
 
 
+MAX_QUERY_CHARS = 1024  # a path or glob longer than any real one: refused, not matched
+
+
 def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
     """Classify a repo-relative query; folders end in `/` or name an existing directory."""
+    from orbit_learnings.core.errors import UsageError
+
     text = repo_relative
+    if len(text) > MAX_QUERY_CHARS:
+        raise UsageError(f"a --path of {len(text)} characters is longer than {MAX_QUERY_CHARS}")
     if text == "" or text.endswith("/") or is_directory:
         folder = text.rstrip("/")
         parts = tuple(p for p in folder.split("/") if p) if folder else ()

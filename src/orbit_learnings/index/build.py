@@ -16,14 +16,17 @@ from orbit_learnings.core.progress import report
 from orbit_learnings.index import reads
 from orbit_learnings.index.freshness import Scan, scan
 from orbit_learnings.index.rows import delete_folder, insert, load_folder, resolve_links, stamp
-from orbit_learnings.index.schema import TABLES, create_schema, meta, open_usable
+from orbit_learnings.index.schema import TABLES, create_schema, discard, meta, open_usable
 from orbit_learnings.store.layout import LEARNINGS_PREFIX
 from orbit_learnings.store.workspace import Workspace
 
 PROGRESS_EVERY = 50  # bundles between progress reports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[Problem]:
@@ -154,10 +157,25 @@ def open_fresh(ws: Workspace) -> Index:
         # Fast path: one number, compared with the one stored at the last refresh.
         if not (snapshot.settled() and snapshot.quick == meta(conn, "quick")):
             _refresh(conn, ws, snapshot)
+    except sqlite3.DatabaseError:  # a damaged page: start an empty index and refill it
+        conn.close()
+        conn = discard(ws)
+        _refresh(conn, ws, snapshot)
     except BaseException:
         conn.close()
         raise
     return Index(conn)
+
+
+def healing(ws: Workspace, read: Callable[[Index], T]) -> T:
+    """Run a read on the fresh index; a damaged one is discarded, refilled, and read again."""
+    try:
+        with open_fresh(ws) as index:
+            return read(index)
+    except sqlite3.DatabaseError:
+        discard(ws).close()
+        with open_fresh(ws) as index:
+            return read(index)
 
 
 def validate(ws: Workspace) -> list[Problem]:
@@ -180,7 +198,12 @@ def sync(ws: Workspace) -> SyncReport:
     started = time.perf_counter()
     conn = open_usable(ws)
     try:
-        _rebuild(conn, ws, strict=True, keep=True)
+        try:
+            _rebuild(conn, ws, strict=True, keep=True)
+        except sqlite3.DatabaseError:  # a damaged index: start an empty one and refill it
+            conn.close()
+            conn = discard(ws)
+            _rebuild(conn, ws, strict=True, keep=True)
         counts = reads.counts_by_status(conn)
         votes = reads.vote_count(conn)
     finally:

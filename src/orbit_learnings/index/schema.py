@@ -118,6 +118,21 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
     return conn
 
 
+def discard(ws: Workspace) -> sqlite3.Connection:
+    """Throw a damaged index away and start an empty one ("database disk image is
+    malformed" on a page the schema check never read): the files can always refill it."""
+    from orbit_learnings.store.fileops import posix_lock, remove_if_present
+
+    with posix_lock(os.path.join(ws.state_path, "index.lock")):
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            remove_if_present(ws.index_file + suffix)
+        conn = connect(ws.index_file)
+        conn.execute("PRAGMA journal_mode = WAL")
+        create_schema(conn)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
 def recreate(ws: Workspace) -> sqlite3.Connection:
     """Replace a missing, corrupt or outdated index file with an empty current one."""
     from orbit_learnings.store.fileops import posix_lock, remove_if_present

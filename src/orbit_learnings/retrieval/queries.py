@@ -17,7 +17,7 @@ from orbit_learnings.core.ids import STATUS_CHOICES, STATUSES
 from orbit_learnings.core.results import Detail, Hit, Result
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.index import reads
-from orbit_learnings.index.build import open_fresh
+from orbit_learnings.index.build import Index, healing, open_fresh
 from orbit_learnings.index.rows import refresh_votes
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
@@ -101,14 +101,25 @@ def list_learnings(
     hits: list[Hit] = []
     warnings: list[Problem] = []
     for store_ws in levels.stores(ws, levels.check_level(level)):
-        with open_fresh(store_ws) as index:
-            found = lookup(index.conn, queries, scope.tags, statuses, ws=store_ws)
-            warnings += index.warnings
+        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses)
+        warnings += problems
         for hit in found:
             hit.level = store_ws.level
         hits += found
     ranked = ranking.rank(hits) if len(hits) > 1 else hits
     return Result(ranked[:limit] if limit is not None else ranked, warnings)
+
+
+def _lookup_in(
+    ws: Workspace,
+    queries: Sequence[matching.PathQuery],
+    tags: Sequence[str],
+    statuses: Sequence[str],
+) -> tuple[list[Hit], list[Problem]]:
+    def read(index: Index) -> tuple[list[Hit], list[Problem]]:
+        return lookup(index.conn, queries, tags, statuses, ws=ws), index.warnings
+
+    return healing(ws, read)
 
 
 def lookup(

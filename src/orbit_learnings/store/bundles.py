@@ -306,11 +306,18 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
     path = learning_file(ws, learning_id)
     text = _text_of(ws, learning_id, path)
     parse_learning(text, learning_id, ws.relative(path))  # refuse to edit an invalid file
-    editor = SurgicalEditor(text)
-    for edit in [*edits, Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")]:
-        editor.set(edit.key_path, edit.value, edit.after)
-    learning = parse_learning(editor.text, learning_id, ws.relative(path))
-    atomic_write_text(path, editor.text)
+    crlf = "\r\n" in text  # a Windows checkout's line endings survive the edit
+    editor = SurgicalEditor(text.replace("\r\n", "\n") if crlf else text)
+    bump = Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")
+    try:
+        for edit in [*edits, bump]:
+            editor.set(edit.key_path, edit.value, edit.after)
+    except (ValueError, KeyError) as exc:  # anchors, `...` endings: what it cannot edit in place
+        where = ws.relative(path)
+        raise OrbitError(f"{where} cannot be edited in place ({exc}); edit it by hand") from None
+    result = editor.text.replace("\n", "\r\n") if crlf else editor.text
+    learning = parse_learning(result, learning_id, ws.relative(path))
+    atomic_write_text(path, result)
     return learning
 
 

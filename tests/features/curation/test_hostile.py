@@ -126,3 +126,38 @@ def test_paths_and_bad_bytes_get_clean_errors(store: Path, orbit: CliRunner) -> 
     bad = orbit("learning", "update", "L-0001", "--summary", "x")
     assert bad.code == 1 and "not UTF-8" in bad.err and "Traceback" not in bad.err
     still_answers(orbit)
+
+
+def damage_the_tables(index: Path) -> None:
+    """Garbage over every page but the first three (the schema and `meta`), so the schema
+    check passes and the damage shows only when a table is read."""
+    data = bytearray(index.read_bytes())
+    start, end = 3 * 4096, len(data)
+    data[start:end] = (b"\xde\xad\xbe\xef" * ((end - start) // 4 + 1))[: end - start]
+    index.write_bytes(bytes(data))
+
+
+def test_a_damaged_index_rebuilds_itself(store: Path, orbit: CliRunner) -> None:
+    """It once failed every read and every sync with "database disk image is malformed"."""
+    index = store / ".orbit/state/index.sqlite3"
+    assert orbit("learning", "sync").code == 0
+    damage_the_tables(index)
+    still_answers(orbit)  # the fast path: nothing changed, the damage shows in the lookup
+    damage_the_tables(index)
+    assert orbit("learning", "sync").code == 0
+    still_answers(orbit)
+
+
+def test_a_crlf_file_keeps_its_line_endings_through_an_update(
+    store: Path, orbit: CliRunner
+) -> None:
+    path = store / ".orbit/learnings/L-0002/learning.yaml"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert orbit("learning", "update", "L-0002", "--summary", "Index foreign keys").code == 0
+    data = path.read_bytes()
+    assert b"Index foreign keys" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+def test_an_absurd_query_glob_is_refused_not_matched(store: Path, orbit: CliRunner) -> None:
+    outcome = orbit("learning", "list", "--path", "a/" * 700, "--json")
+    assert outcome.code == 2 and "longer than" in outcome.err

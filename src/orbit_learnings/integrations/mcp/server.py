@@ -79,6 +79,8 @@ def _guard(fn: Any) -> Any:
             return fn(*args, **kwargs)
         except OrbitError as exc:
             raise ToolError(exc.message) from None
+        except Exception as exc:  # never a bare "Error executing tool": say what went wrong
+            raise ToolError(f"unexpected {type(exc).__name__}: {exc}") from None
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
