@@ -205,3 +205,35 @@ def test_segment_patterns_overlap(p: str, q: str, expected: bool) -> None:
 def test_anchor_candidates_are_every_literal_folder_prefix() -> None:
     assert matching.anchor_candidates("a/b/c.py") == ["", "a/", "a/b/"]
     assert matching.anchor_candidates("top.py") == [""]
+
+
+@pytest.mark.parametrize(
+    "glob",
+    ["*a*a*b", "src/*-*-*.md", "*x*y*z*/**", "docs/**/*a*b*c.txt", "[ab]*c*d*e", "\\*a*b*c*"],
+)
+@pytest.mark.parametrize(
+    "path",
+    [
+        "aab",
+        "xaayb",
+        "src/a-b-c.md",
+        "src/a-b.md",
+        "qxqyqz/deep/file",
+        "docs/v1/xaxbxc.txt",
+        "docs/abc.txt",
+        "acde",
+        "bxcxdxe",
+        "*ab",
+        "a*b",
+        "nested/aab",
+    ],
+)
+def test_heavy_globs_match_on_the_segment_model_exactly_as_the_regex_would(
+    glob: str, path: str
+) -> None:
+    """Heavy globs skip `re` on hostile input; on short input both must agree."""
+    from orbit_learnings.core.globs import compile_glob
+
+    assert matching.is_heavy(glob)
+    regex = compile_glob(glob).regex
+    assert matching.path_matches(regex, path, glob) == matching.path_matches(regex, path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.core.matching import ANY_SEGMENTS, GLOB_CHARS
+from orbit_learnings.core.matching import ANY_SEGMENTS, GLOB_CHARS, MAX_SEGMENT_CHARS
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,8 @@ def sql_prefilter(glob: str) -> str:
 
 def _never_matches(glob: str) -> str | None:
     """Why a glob can never match a repo-relative path, or None if it can."""
+    if any(len(part) > MAX_SEGMENT_CHARS for part in glob.split("/")):
+        return f"a segment longer than {MAX_SEGMENT_CHARS} characters matches no file name"
     if (len(glob) - len(glob.rstrip("\\"))) % 2 == 1:  # an odd run: the last one escapes nothing
         return "trailing backslash"
     if any(part in ("..", ".") for part in glob.strip("/").split("/")):

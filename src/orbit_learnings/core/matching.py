@@ -42,6 +42,7 @@ def is_glob(text: str) -> bool:
 
 
 MAX_QUERY_CHARS = 1024  # a path or glob longer than any real one: refused, not matched
+MAX_SEGMENT_CHARS = 255  # no file system allows a longer name; the matchers rely on it
 
 
 def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
@@ -51,6 +52,8 @@ def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
     text = repo_relative
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"a --path of {len(text)} characters is longer than {MAX_QUERY_CHARS}")
+    if any(len(part) > MAX_SEGMENT_CHARS for part in text.split("/")):
+        raise UsageError(f"a --path segment is longer than {MAX_SEGMENT_CHARS} characters")
     if text == "" or text.endswith("/") or is_directory:
         folder = text.rstrip("/")
         parts = tuple(p for p in folder.split("/") if p) if folder else ()
@@ -253,8 +256,31 @@ def compiled(regex: str) -> re.Pattern[str]:
     return re.compile(regex)
 
 
-def path_matches(regex: str, path: str) -> bool:
+HEAVY_STARS = 3  # stars in one segment from which a backtracking regex can take seconds
+
+
+@lru_cache(maxsize=8192)
+def is_heavy(glob: str) -> bool:
+    """Whether a regex for this glob could backtrack for seconds (`*a*a*a…b`: doubling per
+    character); such globs are matched on the segment model, in polynomial time, instead."""
+    return any(part.count("*") - 2 * part.count("**") >= HEAVY_STARS for part in glob.split("/"))
+
+
+def path_matches(regex: str, path: str, glob: str | None = None) -> bool:
+    """Whether a concrete path matches a learning glob (compiled to `regex`).
+
+    Pass the glob too on anything that can be hostile: a heavy glob then never reaches
+    the backtracking regex engine.
+    """
+    if glob is not None and is_heavy(glob):
+        return _segments_overlap(learning_glob_segments(glob), literal_segments(path))
     return compiled(regex).search(path) is not None
+
+
+def literal_segments(path: str) -> tuple[Segment, ...]:
+    """A concrete path as segment patterns that match only itself (glob characters escaped)."""
+    escaped = "".join(f"\\{ch}" if ch in "*?[\\" else ch for ch in path)
+    return tuple(escaped.split("/"))
 
 
 def anchor_candidates(path: str) -> list[str]:

@@ -78,7 +78,7 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
             continue
         reasons = []
         if regexes.get(learning_id) and not any(
-            path_matches(r, f) for r in regexes[learning_id] for f in files
+            path_matches(r, f, g) for r, g in regexes[learning_id] for f in files
         ):
             reasons.append("paths-gone")
         commits = [e["ref"] for e in evidence if e["kind"] == "commit"]

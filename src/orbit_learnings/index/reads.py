@@ -94,12 +94,12 @@ def path_hits(
         rows = conn.execute(sql, list(statuses))
         return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
     anchors = matching.anchor_candidates(query.text)
-    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=marks(len(statuses)))
+    sql = _GLOBS_BY_STATUS.format(column="regex, g.glob", statuses=marks(len(statuses)))
     # The anchor (indexed) and the GLOB prefilter run in SQLite; Python compiles and
     # runs the exact regex only for the few globs that survive both.
     sql += f" AND g.anchor IN ({marks(len(anchors))}) AND ? GLOB g.sql_glob"
     rows = conn.execute(sql, [*statuses, *anchors, query.text])
-    return {r[0] for r in rows if matching.path_matches(r[1], query.text)}
+    return {r[0] for r in rows if matching.path_matches(r[1], query.text, r[2])}
 
 
 def tag_hits(
@@ -127,12 +127,12 @@ def ids_with_tags(conn: sqlite3.Connection, tags: Sequence[str]) -> set[str]:
 
 def glob_regexes(
     conn: sqlite3.Connection, statuses: Sequence[str] = ("active",)
-) -> dict[str, list[str]]:
-    """Learning id -> the compiled regexes of its path globs."""
-    sql = _GLOBS_BY_STATUS.format(column="regex", statuses=marks(len(statuses)))
-    found: dict[str, list[str]] = {}
-    for learning_id, regex in conn.execute(sql, list(statuses)):
-        found.setdefault(learning_id, []).append(regex)
+) -> dict[str, list[tuple[str, str]]]:
+    """Learning id -> (compiled regex, glob) of each of its path globs."""
+    sql = _GLOBS_BY_STATUS.format(column="regex, g.glob", statuses=marks(len(statuses)))
+    found: dict[str, list[tuple[str, str]]] = {}
+    for learning_id, regex, glob in conn.execute(sql, list(statuses)):
+        found.setdefault(learning_id, []).append((regex, glob))
     return found
 
 

@@ -64,6 +64,6 @@ def sample_path(ws: Workspace) -> str | None:
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_FOLDERS)
         for name in sorted(files):
             relative = os.path.relpath(os.path.join(folder, name), ws.root_dir).replace(os.sep, "/")
-            if any(path_matches(r, relative) for r in regexes):
+            if any(path_matches(r, relative, g) for r, g in regexes):
                 return relative
     return None

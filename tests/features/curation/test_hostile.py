@@ -161,3 +161,32 @@ def test_a_crlf_file_keeps_its_line_endings_through_an_update(
 def test_an_absurd_query_glob_is_refused_not_matched(store: Path, orbit: CliRunner) -> None:
     outcome = orbit("learning", "list", "--path", "a/" * 700, "--json")
     assert outcome.code == 2 and "longer than" in outcome.err
+
+
+def test_a_backtracking_glob_never_reaches_the_regex_engine(
+    store: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`*a*a*a…b` once made a lookup double per character: 16.6 s on a 34-character path.
+    Such globs are matched on the segment model (polynomial) and never by `re`."""
+    from orbit_learnings.core import globs, matching
+
+    evil = "*a" * 16 + "*b"
+    add(orbit, "Evil", "--path", evil)
+    add(orbit, "Also evil", "--path", f"src/{evil}/**")
+    evil_regexes = {globs.compile_glob(g).regex for g in (evil, f"src/{evil}/**")}
+    real = matching.compiled.__wrapped__
+
+    def guarded(regex: str) -> object:
+        assert regex not in evil_regexes, "a heavy glob reached the backtracking engine"
+        return real(regex)
+
+    monkeypatch.setattr(matching, "compiled", guarded)
+    for path in ("a" * 34, "src/" + "a" * 200 + "/x.py", "aaab"):
+        assert orbit("learning", "list", "--path", path, "--json").code == 0
+    matched = orbit("learning", "list", "--path", "a" * 16 + "b", "--json").json()["results"]
+    assert "L-0003" in [r["id"] for r in matched]  # still matches what it says
+    nested = orbit("learning", "list", "--path", "src/" + "a" * 20 + "b/x.py", "--json")
+    assert "L-0004" in [r["id"] for r in nested.json()["results"]]
+    query = orbit("learning", "list", "--path", evil, "--json").json()["results"]
+    assert "L-0003" in [r["id"] for r in query]
+    assert orbit("learning", "check", "--stale").code in (0, 1)  # staleness too
