@@ -76,6 +76,8 @@ def sql_prefilter(glob: str) -> str:
 
 def _never_matches(glob: str) -> str | None:
     """Why a glob can never match a repo-relative path, or None if it can."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in glob):
+        return "control characters (a newline, a tab) never appear in a path"
     if any(len(part) > MAX_SEGMENT_CHARS for part in glob.split("/")):
         return f"a segment longer than {MAX_SEGMENT_CHARS} characters matches no file name"
     if (len(glob) - len(glob.rstrip("\\"))) % 2 == 1:  # an odd run: the last one escapes nothing

@@ -29,6 +29,7 @@ KINDS = (
     "layout",
     "stale",
     "collision",
+    "link",
 )
 
 
@@ -52,6 +53,7 @@ def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) 
         )
         for p in store.legacy_files(ws)
     ]
+    problems += _links(ws)
     parsed = _parse_all(ws, problems)
     problems += _duplicate_ids(parsed)
     problems += _link_problems(parsed)
@@ -104,6 +106,19 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
         problems.extend(read_votes(ws.bundle_dir(entry.name), entry.name, votes_display)[1])
         parsed.append(_Parsed(entry.name, path, text, learning))
     return parsed
+
+
+def _links(ws: Workspace) -> list[Problem]:
+    """Every symbolic link below `.orbit/`: orbit never follows one, and a link committed to
+    the repository is how a store would make orbit write elsewhere."""
+    found: list[Problem] = []
+    for folder, dirs, files in os.walk(ws.orbit_dir):  # os.walk does not follow links
+        for name in [*dirs, *files]:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                message = f"a symbolic link (to {os.readlink(path)}); orbit does not follow links"
+                found.append(Problem(ws.relative(path), 1, message, None, "link"))
+    return found
 
 
 def _line_containing(text: str, needle: str) -> int:

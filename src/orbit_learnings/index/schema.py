@@ -107,6 +107,7 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
     The live database file is never swapped under other processes' connections
     (SQLite cannot survive that); rebuilds happen inside it, in transactions.
     """
+    reclaim_state(ws)
     os.makedirs(ws.state_path, exist_ok=True)
     conn = connect(ws.index_file)
     if meta(conn, "schema_version") != INDEX_SCHEMA_VERSION:
@@ -116,6 +117,14 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
     # fsync on every commit; a power cut can only lose a refresh that reruns anyway.
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def reclaim_state(ws: Workspace) -> None:
+    """`.orbit/state/` is derived and ours: a link there (committed by anyone) is removed,
+    never followed, and the state is recreated beside the files. Two lstats on a read."""
+    for path in (ws.state_path, ws.index_file):
+        if os.path.islink(path):
+            os.unlink(path)
 
 
 def discard(ws: Workspace) -> sqlite3.Connection:

@@ -220,9 +220,12 @@ def _log(
         "ids": [h.id for h in hits],
         "trigger": trigger,
     }
+    log = os.path.join(ws.state_path, INJECTIONS_FILE)
     try:
+        if os.path.islink(log):  # derived state: a link is removed and the log starts over
+            os.unlink(log)
         os.makedirs(ws.state_path, exist_ok=True)
-        append_line(os.path.join(ws.state_path, INJECTIONS_FILE), json.dumps(row), durable=False)
+        append_line(log, json.dumps(row), durable=False)
     except (OSError, OrbitError):  # unwritable, or a link we refuse to follow: skip the log
         pass
 

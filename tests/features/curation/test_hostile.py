@@ -190,3 +190,28 @@ def test_a_backtracking_glob_never_reaches_the_regex_engine(
     query = orbit("learning", "list", "--path", evil, "--json").json()["results"]
     assert "L-0003" in [r["id"] for r in query]
     assert orbit("learning", "check", "--stale").code in (0, 1)  # staleness too
+
+
+def test_check_names_every_link_and_derived_state_is_taken_back(
+    store: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.jsonl").write_text("")
+    (store / ".orbit/learnings/L-0001/votes.jsonl").symlink_to(outside / "x.jsonl")
+    state = store / ".orbit/state"
+    state.mkdir(exist_ok=True)
+    (state / "injections.jsonl").symlink_to(outside / "x.jsonl")
+    check = orbit("learning", "check", "--json")
+    links = [p["file"] for p in check.json()["problems"] if p["kind"] == "link"]
+    assert ".orbit/learnings/L-0001/votes.jsonl" in links
+    assert ".orbit/state/injections.jsonl" in links
+    orbit("learning", "inject", "--path", "billing/a.py")  # logs an injection
+    assert not (state / "injections.jsonl").is_symlink()
+    assert (outside / "x.jsonl").read_text() == ""
+
+
+def test_a_glob_with_a_newline_is_refused(store: Path, orbit: CliRunner) -> None:
+    """It once reached an exported Cursor rule's front matter, adding keys of its own."""
+    outcome = orbit("learning", "add", "--summary", "x", "--path", "src/**\nalwaysApply: true")
+    assert outcome.code == 1 and "control characters" in outcome.err

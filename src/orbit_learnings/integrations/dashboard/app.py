@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -128,7 +129,7 @@ class Api:
         }
         return overview, stale
 
-    async def list_learnings(self, request: Request) -> Response:
+    def list_learnings(self, request: Request) -> Response:  # sync: run in a worker thread
         from orbit_learnings.store.feedback import confidence_for
 
         limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
@@ -154,7 +155,7 @@ class Api:
             }
         )
 
-    async def show(self, request: Request) -> Response:
+    def show(self, request: Request) -> Response:
         learning_id = request.path_params["learning_id"]
         if not is_learning_id(learning_id):
             return _error(404, f"no learning {learning_id}")
@@ -177,8 +178,8 @@ class Api:
         if not isinstance(new_id, str) or not new_id.strip():
             return _error(400, f'body must be JSON like {{"by": "{EXAMPLE_ID}"}}')
         old_id = request.path_params["learning_id"]
-        try:
-            old, new = store.supersede(self.ws, old_id, new_id.strip())
+        try:  # blocking work off the event loop: one slow request never stalls the others
+            old, new = await run_in_threadpool(store.supersede, self.ws, old_id, new_id.strip())
         except NotFound as exc:
             return _error(404, exc.message)
         except OrbitError as exc:
