@@ -107,9 +107,14 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
     The live database file is never swapped under other processes' connections
     (SQLite cannot survive that); rebuilds happen inside it, in transactions.
     """
-    reclaim_state(ws)
-    os.makedirs(ws.state_path, exist_ok=True)
-    conn = connect(ws.index_file)
+    try:
+        reclaim_state(ws)
+        os.makedirs(ws.state_path, exist_ok=True)
+        conn = connect(ws.index_file)
+        conn.execute("PRAGMA user_version").fetchone()  # fails at once when read-only
+    except (OSError, sqlite3.OperationalError):
+        ws.relocate_state()  # reads answer from the files through an index kept elsewhere
+        conn = connect(ws.index_file)
     if meta(conn, "schema_version") != INDEX_SCHEMA_VERSION:
         conn.close()
         conn = recreate(ws)

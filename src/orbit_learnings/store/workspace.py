@@ -22,6 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+_RELOCATED: dict[str, str] = {}  # workspace root -> where its derived state lives instead
 INIT_HINT = "run `orbit init` to create one"
 
 
@@ -55,7 +56,20 @@ class Workspace:
 
     @property
     def state_path(self) -> str:
-        return os.path.join(self.root_dir, ORBIT_DIR, STATE_DIR)
+        moved = _RELOCATED.get(self.root_dir)
+        return moved if moved is not None else os.path.join(self.root_dir, ORBIT_DIR, STATE_DIR)
+
+    def relocate_state(self) -> str:
+        """Keep derived state in the user's cache instead: `.orbit/state/` cannot be written
+        (a read-only checkout, a CI cache, a full disk), and reads must still answer."""
+        import hashlib
+
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+        digest = hashlib.sha1(self.root_dir.encode(), usedforsecurity=False).hexdigest()[:16]
+        folder = os.path.join(base, "orbit-learnings", "state", digest)
+        os.makedirs(folder, exist_ok=True)
+        _RELOCATED[self.root_dir] = folder
+        return folder
 
     @property
     def index_file(self) -> str:
@@ -78,7 +92,9 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        return self.orbit_dir / STATE_DIR
+        from pathlib import Path
+
+        return Path(self.state_path)
 
     @property
     def index_path(self) -> Path:

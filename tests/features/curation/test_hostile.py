@@ -215,3 +215,17 @@ def test_a_glob_with_a_newline_is_refused(store: Path, orbit: CliRunner) -> None
     """It once reached an exported Cursor rule's front matter, adding keys of its own."""
     outcome = orbit("learning", "add", "--summary", "x", "--path", "src/**\nalwaysApply: true")
     assert outcome.code == 1 and "control characters" in outcome.err
+
+
+def test_a_checkout_whose_state_cannot_be_written_still_answers(
+    store: Path, orbit: CliRunner
+) -> None:
+    """A read-only checkout or a full disk once made every read exit 3 on .orbit/state."""
+    import shutil
+
+    shutil.rmtree(store / ".orbit/state", ignore_errors=True)
+    (store / ".orbit/state").write_text("not a folder: nothing can be created here\n")
+    outcome = run_orbit("learning", "list", "--tag", "database", "--json", cwd=store)
+    assert outcome.code == 0, outcome.err
+    assert [r["id"] for r in json.loads(outcome.out)["results"]] == ["L-0002"]
+    assert (store / ".orbit/state").read_text().startswith("not a folder")
