@@ -40,6 +40,7 @@ def test_invalid_glob_is_a_user_facing_orbit_error() -> None:
         ("./x", "'.' and '..' segments"),
         ("src/[ab", "unclosed '['"),
         ("#comment", "comment or negation"),
+        ("src/[z-a]*", "bad character range"),
     ],
 )
 def test_globs_that_can_never_match_say_why(bad: str, reason: str) -> None:

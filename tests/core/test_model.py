@@ -43,6 +43,8 @@ def test_datetime_values_come_back_as_z_strings() -> None:
         ({"scope": {"paths": "src/**"}}, "list of strings"),
         ({"created_at": "yesterday"}, "ISO 8601"),
         ({"priority": "high"}, "priority must be an integer"),
+        ({"priority": 2**63}, "priority must be between -1000 and 1000"),
+        ({"priority": -1001}, "priority must be between -1000 and 1000"),
         ({"evidence": [{"kind": "ticket", "ref": "1"}]}, "evidence items"),
         ({"supersedes": "nope"}, "supersedes must be a learning id"),
     ],

@@ -6,10 +6,11 @@ literal leading directory (the anchor) so lookups only need `re` and SQLite.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.core.matching import ANY_SEGMENTS, GLOB_CHARS, MAX_SEGMENT_CHARS
+from orbit_learnings.core.matching import ANY_SEGMENTS, GLOB_CHARS, MAX_SEGMENT_CHARS, compiled
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,10 @@ def compile_glob(glob: str) -> CompiledGlob:
     regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
     if regex is None or not include:
         raise InvalidGlob(f"invalid scope glob {glob!r}")
+    try:
+        compiled(regex)  # a reversed range (`[z-a]`) only fails here, and must fail at write time
+    except re.error as exc:
+        raise InvalidGlob(f"invalid scope glob {glob!r}: {exc.msg}") from None
     return CompiledGlob(text, regex, _anchor(text), sql_prefilter(text))
 
 

@@ -32,6 +32,11 @@ KNOWN_KEYS = (
 )
 
 
+# A ranking boost needs a handful of levels; the bound keeps every value inside SQLite's
+# 64-bit INTEGER, so one record's `priority: 9223372036854775808` cannot stop the index.
+PRIORITY_LIMIT = 1000
+
+
 @dataclass(frozen=True)
 class Evidence:
     kind: str
@@ -134,6 +139,11 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         priority = 0
     if isinstance(priority, bool) or not isinstance(priority, int):
         checker.add(("priority",), "priority must be an integer")
+        priority = 0
+    elif abs(priority) > PRIORITY_LIMIT:
+        checker.add(
+            ("priority",), f"priority must be between -{PRIORITY_LIMIT} and {PRIORITY_LIMIT}"
+        )
         priority = 0
     supersedes = checker.link(data, "supersedes")
     superseded_by = checker.link(data, "superseded_by")

@@ -229,3 +229,43 @@ def test_a_checkout_whose_state_cannot_be_written_still_answers(
     assert outcome.code == 0, outcome.err
     assert [r["id"] for r in json.loads(outcome.out)["results"]] == ["L-0002"]
     assert (store / ".orbit/state").read_text().startswith("not a folder")
+
+
+@pytest.mark.parametrize(
+    ("needle", "replacement", "reported"),
+    [
+        ("priority: 0", "priority: 9223372036854775808", "priority must be between"),
+        ("priority: 0", "priority: 0\nextra: " + "[" * 3000 + "]" * 3000, "nested"),
+        ("- billing/**", "- src/[z-a]*", "bad character range"),
+    ],
+    ids=["huge-priority", "deep-nesting", "reversed-range"],
+)
+def test_one_bad_record_is_reported_and_skipped_while_the_rest_answer(
+    store: Path, orbit: CliRunner, needle: str, replacement: str, reported: str
+) -> None:
+    good = (store / ".orbit/learnings/L-0001/learning.yaml").read_text()
+    assert needle in good
+    bundle = store / ".orbit/learnings/L-0003"
+    bundle.mkdir()
+    (bundle / "learning.yaml").write_text(
+        good.replace("L-0001", "L-0003").replace(needle, replacement)
+    )
+    still_answers(orbit)
+    found = orbit("learning", "search", "foreign key", "--json")
+    assert found.code == 0 and [r["id"] for r in found.json()["results"]] == ["L-0002"]
+    check = orbit("learning", "check")
+    assert check.code == 1 and "L-0003/learning.yaml:" in check.out and reported in check.out
+
+
+def test_an_out_of_range_priority_is_refused_before_anything_is_written(
+    store: Path, orbit: CliRunner
+) -> None:
+    refused = orbit(
+        "learning", "add", "--summary", "Boost me", "--tag", "x", "--priority", "10**19"
+    )
+    assert refused.code != 0
+    huge = orbit("learning", "add", "--summary", "Boost me", "--tag", "x", "--priority", str(2**63))
+    assert huge.code == 1 and "priority must be between -1000 and 1000" in huge.err
+    assert orbit("learning", "update", "L-0001", "--priority", "-5000").code == 1
+    assert sorted(p.name for p in (store / ".orbit/learnings").glob("L-*")) == ["L-0001", "L-0002"]
+    assert "priority: 0" in (store / ".orbit/learnings/L-0001/learning.yaml").read_text()
