@@ -44,6 +44,12 @@ def test_safe_load_refuses_python_tags_instead_of_running_them() -> None:
         yamlio.safe_load("a: !!python/object/apply:os.system ['true']\n")
 
 
+def test_a_well_formed_scalar_that_is_no_date_is_a_clean_refusal() -> None:
+    """Found by the fuzz test: `2026-13-45` reached the caller as a bare ValueError."""
+    with pytest.raises(YamlSyntaxError, match=r"invalid value: month must be in 1\.\.12"):
+        yamlio.safe_load("id: 2026-13-45\n")
+
+
 @pytest.mark.parametrize(
     ("key_path", "line"),
     [

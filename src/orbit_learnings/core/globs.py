@@ -35,7 +35,10 @@ def compile_glob(glob: str) -> CompiledGlob:
     reason = _never_matches(text)
     if reason:
         raise InvalidGlob(f"invalid scope glob {glob!r}: {reason}")
-    regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
+    try:
+        regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
+    except ValueError:  # pathspec's GitIgnorePatternError, e.g. for `\\/`
+        raise InvalidGlob(f"invalid scope glob {glob!r}: not a gitignore pattern") from None
     if regex is None or not include:
         raise InvalidGlob(f"invalid scope glob {glob!r}")
     try:

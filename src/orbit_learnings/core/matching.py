@@ -11,6 +11,7 @@ compiled regexes.
 from __future__ import annotations
 
 import re
+import warnings
 from functools import cache, lru_cache
 
 GLOB_CHARS = frozenset("*?[")
@@ -253,7 +254,9 @@ def segment_patterns_overlap(p: str, q: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def compiled(regex: str) -> re.Pattern[str]:
-    return re.compile(regex)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # `[[a]` draws a FutureWarning meant for regex authors
+        return re.compile(regex)
 
 
 HEAVY_STARS = 3  # stars in one segment from which a backtracking regex can take seconds

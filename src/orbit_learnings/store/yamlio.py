@@ -8,6 +8,7 @@ unknown keys in a hand-edited file survive byte-for-byte outside changed keys.
 from __future__ import annotations
 
 import io
+import warnings
 from datetime import datetime
 from typing import Any
 
@@ -78,15 +79,23 @@ def safe_load(text: str) -> Any:
     if "&" in text or "[" in text or "{" in text:
         _refuse_bombs(text)
     try:
-        if _FastLoader is not None:
-            loader = _FastLoader(text)
-            try:
-                return loader.get_single_data()
-            finally:
-                loader.dispose()
-        return YAML(typ="safe", pure=True).load(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ruamel's YAML 1.1 float notes are not the user's
+            return _load(text)
     except YAMLError as exc:
         raise YamlSyntaxError(_describe(exc), _error_line(exc)) from None
+    except (ValueError, OverflowError) as exc:  # a well-formed scalar that is no value: 2026-13-45
+        raise YamlSyntaxError(f"invalid value: {exc}", 1) from None
+
+
+def _load(text: str) -> Any:
+    if _FastLoader is not None:
+        loader = _FastLoader(text)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+    return YAML(typ="safe", pure=True).load(text)
 
 
 def _round_trip(indent: int = 2, block_seq_indent: int = 2) -> YAML:
