@@ -16,7 +16,7 @@ from orbit_learnings.core import ids as model
 from orbit_learnings.core.errors import NotFound, OrbitError, Problem
 from orbit_learnings.curation import gitutil
 from orbit_learnings.store import bundles as store
-from orbit_learnings.store.allocation import allocate_id
+from orbit_learnings.store.allocation import allocate_id, store_lock
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.layout import LEARNING_FILE, LEARNINGS_PREFIX, SIDECARS, VOTES_FILE
 from orbit_learnings.store.workspace import Workspace
@@ -62,7 +62,7 @@ def collisions_with(ws: Workspace, base: str) -> list[Problem]:
 
 def renumber(ws: Workspace, old_id: str) -> str:
     """Move a learning to the next free ID, with its sidecars and every link to it."""
-    with store.store_lock(ws):
+    with store_lock(ws):
         store.read_learning(ws, old_id)
         new_id = allocate_id(ws)
         os.rename(ws.bundle_dir(old_id), ws.bundle_dir(new_id))  # onto the empty reserved folder
@@ -176,7 +176,7 @@ def resolve_conflict(ws: Workspace, learning_id: str) -> str:
         ours, theirs = split_conflict_markers(text)
     for side, content in (("ours", ours), ("theirs", theirs)):
         store.parse_learning(content, learning_id, f"{relative} ({side})")
-    with store.store_lock(ws):
+    with store_lock(ws):
         new_id = allocate_id(ws)
         their_text = re.sub(
             rf"^id:(\s*)['\"]?{re.escape(learning_id)}['\"]?",

@@ -193,9 +193,13 @@ def validate(ws: Workspace) -> list[Problem]:
 def sync(ws: Workspace) -> SyncReport:
     """Rebuild from scratch, validating every bundle and sidecar.
 
-    On any problem it fails and the previous index stays exactly as it was.
+    On any problem it fails and the previous index stays exactly as it was. What a
+    killed write left behind is cleared first: it is debris, not a problem to report.
     """
+    from orbit_learnings.store.allocation import clear_crash_leftovers
+
     started = time.perf_counter()
+    healed = clear_crash_leftovers(ws)
     conn = open_usable(ws)
     try:
         try:
@@ -213,15 +217,22 @@ def sync(ws: Workspace) -> SyncReport:
         by_status={k: int(v) for k, v in counts.items()},
         votes=int(votes),
         seconds=time.perf_counter() - started,
+        healed=healed,
     )
 
 
 class SyncReport:
-    __slots__ = ("by_status", "learnings", "seconds", "votes")
+    __slots__ = ("by_status", "healed", "learnings", "seconds", "votes")
 
     def __init__(
-        self, learnings: int, by_status: dict[str, int], votes: int, seconds: float
+        self,
+        learnings: int,
+        by_status: dict[str, int],
+        votes: int,
+        seconds: float,
+        healed: list[str] | None = None,
     ) -> None:
+        self.healed = healed or []
         self.learnings = learnings
         self.by_status = by_status
         self.votes = votes
@@ -233,4 +244,5 @@ class SyncReport:
             "by_status": self.by_status,
             "votes": self.votes,
             "seconds": round(self.seconds, 4),
+            "removed_leftovers": self.healed,
         }

@@ -8,8 +8,10 @@ claim, so two processes can never end up with the same ID.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from orbit_learnings.core import ids
+from orbit_learnings.store.fileops import file_lock
 from orbit_learnings.store.layout import LEARNING_FILE
 from orbit_learnings.store.workspace import Workspace
 
@@ -53,9 +55,10 @@ def allocate_id(ws: Workspace) -> str:
         return candidate
 
 
-def heal(ws: Workspace) -> list[str]:
+def heal(ws: Workspace, *, dry_run: bool = False) -> list[str]:
     """Clear what a writer killed mid-write left behind: temp files, and bundle folders
-    holding nothing else. Callers hold the store lock, so no write is in flight."""
+    holding nothing else. Callers hold the store lock, so no write is in flight.
+    With `dry_run`, only name what would go (the preview `check --fix --dry-run` shows)."""
     removed: list[str] = []
     if not ws.learnings_dir.is_dir():
         return removed
@@ -65,9 +68,26 @@ def heal(ws: Workspace) -> list[str]:
         names = os.listdir(entry.path)
         leftovers = [n for n in names if n.startswith(f".{LEARNING_FILE}.") and n.endswith(".tmp")]
         for name in leftovers:
-            os.unlink(os.path.join(entry.path, name))
+            if not dry_run:
+                os.unlink(os.path.join(entry.path, name))
             removed.append(f"{entry.name}/{name}")
         if LEARNING_FILE not in names and len(leftovers) == len(names):
-            os.rmdir(entry.path)
+            if not dry_run:
+                os.rmdir(entry.path)
             removed.append(f"{entry.name}/")
     return removed
+
+
+def store_lock(ws: Workspace) -> Any:
+    """The store-wide writer lock: ID allocation and multi-file changes."""
+    return file_lock(ws.locks_dir / "store.lock")
+
+
+def clear_crash_leftovers(ws: Workspace, *, dry_run: bool = False) -> list[str]:
+    """What killed writes left behind (`L-0009/`, `L-0002/.learning.yaml.55.tmp`), removed
+    under the store lock; a checkout this user cannot write is left as it is."""
+    try:
+        with store_lock(ws):
+            return heal(ws, dry_run=dry_run)
+    except OSError:
+        return heal(ws, dry_run=True) if dry_run else []

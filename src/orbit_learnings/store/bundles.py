@@ -26,7 +26,7 @@ from orbit_learnings.core.errors import (
 from orbit_learnings.core.model import Evidence, Learning
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.store.allocation import allocate_id, heal
+from orbit_learnings.store.allocation import allocate_id, heal, store_lock
 from orbit_learnings.store.fileops import (
     append_line,
     atomic_write_text,
@@ -150,11 +150,6 @@ class NewLearning:
     evidence: Sequence[Evidence] = ()
     priority: int = 0
     created_by: str | None = None
-
-
-def store_lock(ws: Workspace) -> Any:
-    """The store-wide writer lock: ID allocation and multi-file changes."""
-    return file_lock(ws.locks_dir / "store.lock")
 
 
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:

@@ -269,3 +269,26 @@ def test_an_out_of_range_priority_is_refused_before_anything_is_written(
     assert orbit("learning", "update", "L-0001", "--priority", "-5000").code == 1
     assert sorted(p.name for p in (store / ".orbit/learnings").glob("L-*")) == ["L-0001", "L-0002"]
     assert "priority: 0" in (store / ".orbit/learnings/L-0001/learning.yaml").read_text()
+
+
+def test_leftovers_of_a_killed_write_are_previewed_then_cleared_by_check_fix_or_sync(
+    store: Path, orbit: CliRunner
+) -> None:
+    def leave_debris() -> None:
+        (store / ".orbit/learnings/L-0009").mkdir()
+        (store / ".orbit/learnings/L-0009/.learning.yaml.77.tmp").write_text("id: L-00")
+        (store / ".orbit/learnings/L-0001/.learning.yaml.78.tmp").write_text("half")
+
+    leave_debris()
+    assert orbit("learning", "check").code == 1
+    preview = orbit("learning", "check", "--fix", "--dry-run")
+    assert preview.code == 1 and "Would remove L-0009/" in preview.out
+    assert (store / ".orbit/learnings/L-0009").exists()  # a preview touches nothing
+    fixed = orbit("learning", "check", "--fix", "--json")
+    assert fixed.code == 0 and "L-0009/" in fixed.json()["removed_leftovers"]
+    assert sorted(p.name for p in (store / ".orbit/learnings").glob("L-*")) == ["L-0001", "L-0002"]
+    leave_debris()
+    synced = orbit("learning", "sync", "--json")
+    assert synced.code == 0 and len(synced.json()["removed_leftovers"]) == 3
+    assert not list((store / ".orbit/learnings").rglob("*.tmp"))
+    assert orbit("learning", "check", "--dry-run").code == 2  # a preview of nothing is a usage slip

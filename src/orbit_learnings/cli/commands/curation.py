@@ -18,6 +18,7 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.store.workspace import Workspace
 
 
 def prune_command(
@@ -79,13 +80,23 @@ def check_command(
     output_format: Annotated[
         str, typer.Option("--format", help="text or github (Actions annotations).")
     ] = "text",
+    fix: Annotated[
+        bool, typer.Option("--fix", help="First remove what killed writes left behind.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Validate the whole store (read-only); exit 1 on any problem, each as path:line: message.
+    """Validate the whole store; exit 1 on any problem, each as path:line: message.
+
+    Read-only unless --fix, which first clears what a killed write left behind (stray
+    temp files, bundle folders without a learning.yaml); --fix --dry-run previews that.
 
     \b
     Examples:
       orbit learning check
+      orbit learning check --fix --dry-run              # what --fix would remove
       orbit learning check --stale --format github      # in a GitHub Actions job
       orbit learning check --base origin/main           # in a pull request's CI
     """
@@ -93,9 +104,14 @@ def check_command(
 
     if output_format not in ("text", "github"):
         raise UsageError(f"unknown --format {output_format!r}; choose text or github")
-    problems = check_store(STATE.workspace(), stale=stale, base=base)
+    if dry_run and not fix:
+        raise UsageError("--dry-run previews --fix; pass both")
+    ws = STATE.workspace()
+    fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
+    problems = check_store(ws, stale=stale, base=base)
     if json_out:
-        emit_json({"problems": [p.to_dict() for p in problems]})
+        payload: dict[str, object] = {"problems": [p.to_dict() for p in problems]}
+        emit_json(payload | ({"removed_leftovers": fixed} if fix else {}))
     elif output_format == "github":
         for problem in problems:
             sys.stdout.write(github_annotation(problem) + "\n")
@@ -106,6 +122,15 @@ def check_command(
             info("All learnings are valid.")
     if problems:
         raise typer.Exit(1)
+
+
+def _fix_leftovers(ws: Workspace, *, dry_run: bool, quiet: bool) -> list[str]:
+    from orbit_learnings.store.allocation import clear_crash_leftovers
+
+    leftovers = clear_crash_leftovers(ws, dry_run=dry_run)
+    for leftover in [] if quiet else leftovers:
+        info(f"{'Would remove' if dry_run else 'Removed'} {leftover} (left by a killed write)")
+    return leftovers
 
 
 def resolve_conflict_command(

@@ -33,6 +33,8 @@ def sync_command(*, json_out: JsonFlag = False) -> None:
     if json_out:
         emit_json(report.to_dict())
         return
+    for leftover in report.healed:
+        info(f"Removed {leftover} (left by a killed write)")
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(report.by_status.items())) or "empty"
     info(
         f"Indexed {report.learnings} learning(s) ({statuses}), "
