@@ -66,10 +66,23 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
+def _exportable(glob: str) -> bool:
+    """Whether a glob can go into front matter as it is: Cursor reads `globs:` unquoted and
+    comma-separated, so a newline (a hand-edited record) would add keys and a comma split it.
+    A glob that fails this is left out of the rule, as the index leaves it out of matching."""
+    from orbit_learnings.core.globs import InvalidGlob, compile_glob
+
+    try:
+        compile_glob(glob)
+    except InvalidGlob:
+        return False
+    return "," not in glob
+
+
 def _rule_file(fmt: str, row: dict[str, Any]) -> tuple[str, str]:
     folder, suffix = RULE_DIRS[fmt]
     scope = row["scope"]
-    paths = list(scope["paths"])
+    paths = [glob for glob in scope["paths"] if _exportable(glob)]
     name = f"{folder}/orbit-{row['id']}-{_slug(str(row['summary']))}{suffix}"
     body = f"{row['summary']}\n\n{str(row.get('body') or '').rstrip()}\n".rstrip() + "\n"
     if fmt == "cursor":

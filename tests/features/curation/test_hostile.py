@@ -292,3 +292,20 @@ def test_leftovers_of_a_killed_write_are_previewed_then_cleared_by_check_fix_or_
     assert synced.code == 0 and len(synced.json()["removed_leftovers"]) == 3
     assert not list((store / ".orbit/learnings").rglob("*.tmp"))
     assert orbit("learning", "check", "--dry-run").code == 2  # a preview of nothing is a usage slip
+
+
+def test_a_glob_that_would_break_front_matter_never_reaches_an_exported_rule(
+    store: Path, orbit: CliRunner
+) -> None:
+    learning = store / ".orbit/learnings/L-0001/learning.yaml"
+    text = learning.read_text()
+    line = next(ln for ln in text.splitlines(keepends=True) if ln.strip() == "- billing/**")
+    indent = line[: line.index("-")]
+    hostile = f'{line}{indent}- "x\\nalwaysApply: true"\n{indent}- "a,b"\n'
+    learning.write_text(text.replace(line, hostile))
+    assert orbit("learning", "show", "L-0001").code == 0  # a valid record, only odd globs
+    assert orbit("learning", "export", "--format", "cursor").code == 0
+    rule = next((store / ".cursor/rules").glob("orbit-L-0001-*.mdc")).read_text()
+    front = rule.split("---\n")[1].splitlines()
+    assert [line.split(":")[0] for line in front] == ["description", "globs", "alwaysApply"]
+    assert "globs: billing/**" in front and "alwaysApply: false" in front
