@@ -237,3 +237,12 @@ def test_heavy_globs_match_on_the_segment_model_exactly_as_the_regex_would(
     assert matching.is_heavy(glob)
     regex = compile_glob(glob).regex
     assert matching.path_matches(regex, path, glob) == matching.path_matches(regex, path)
+
+
+def test_overlap_of_very_long_segments_needs_no_recursion_depth() -> None:
+    """The segment model once recursed per character: a 1,000-character name hit
+    RecursionError. The table it fills now has no depth to run out of."""
+    heavy = compile_glob("*a*a*a*a*a*a*a*a*a*a*a*a*b")
+    assert not matching.path_matches(heavy.regex, "a" * 5000, heavy.glob)
+    assert matching.path_matches(heavy.regex, "a" * 5000 + "b", heavy.glob)
+    assert matching.segment_patterns_overlap("*" + "a" * 3000, "a" * 3000 + "*")

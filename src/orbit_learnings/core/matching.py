@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from functools import cache, lru_cache
+from functools import lru_cache
+
+TYPE_CHECKING = False  # `typing` costs the hot path an import; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 GLOB_CHARS = frozenset("*?[")
 ANY_SEGMENTS = "**"  # zero or more whole path segments
@@ -112,21 +119,32 @@ def globs_overlap(learning_glob: str, query_segments: tuple[Segment, ...]) -> bo
 
 
 def _segments_overlap(a: tuple[Segment, ...], b: tuple[Segment, ...]) -> bool:
-    @cache
-    def walk(i: int, j: int) -> bool:
-        if i == len(a) and j == len(b):
-            return True
-        a_any = i < len(a) and a[i] == ANY_SEGMENTS
-        b_any = j < len(b) and b[j] == ANY_SEGMENTS
-        if a_any and (walk(i + 1, j) or (j < len(b) and walk(i, j + 1))):
-            return True
-        if b_any and (walk(i, j + 1) or (i < len(a) and walk(i + 1, j))):
-            return True
-        if i < len(a) and j < len(b) and not a_any and not b_any:
-            return segment_patterns_overlap(a[i], b[j]) and walk(i + 1, j + 1)
-        return False
+    return wildcard_overlap(a, b, lambda s: s == ANY_SEGMENTS, segment_patterns_overlap)
 
-    return walk(0, 0)
+
+def wildcard_overlap(
+    a: Sequence[T], b: Sequence[T], is_wild: Callable[[T], bool], pair_ok: Callable[[T, T], bool]
+) -> bool:
+    """Whether two sequences with wildcards (each matching any run of items, or none) can
+    describe a common sequence. Filled as a table from the ends backwards, so the work is
+    bounded by len(a) * len(b) and no recursion depth grows with the input."""
+    n, m = len(a), len(b)
+    below = [False] * (m + 1)  # the row for i + 1
+    for i in range(n, -1, -1):
+        row = [False] * (m + 1)
+        for j in range(m, -1, -1):
+            a_wild = i < n and is_wild(a[i])
+            b_wild = j < m and is_wild(b[j])
+            right = j < m and row[j + 1]  # a wildcard consumes b[j] and stays
+            down = i < n and below[j]  # a wildcard is done (or a[i] consumed by b's)
+            if i == n and j == m:
+                row[j] = True
+            elif a_wild or b_wild:
+                row[j] = (a_wild and (down or right)) or (b_wild and (right or down))
+            elif i < n and j < m:
+                row[j] = below[j + 1] and pair_ok(a[i], b[j])
+        below = row
+    return below[0]
 
 
 # --- single-segment patterns -------------------------------------------------
@@ -230,23 +248,10 @@ def _one_char_overlap(x: _Token, y: _Token) -> bool:
 def segment_patterns_overlap(p: str, q: str) -> bool:
     """Whether one non-empty path segment can match both fnmatch-style patterns."""
     a, b = _tokens(p), _tokens(q)
-
-    @cache
-    def walk(i: int, j: int) -> bool:
-        if i == len(a) and j == len(b):
-            return True
-        a_star = i < len(a) and a[i][0] == "star"
-        b_star = j < len(b) and b[j][0] == "star"
-        if a_star and (walk(i + 1, j) or (j < len(b) and walk(i, j + 1))):
-            return True
-        if b_star and (walk(i, j + 1) or (i < len(a) and walk(i + 1, j))):
-            return True
-        if i < len(a) and j < len(b) and not a_star and not b_star:
-            return _one_char_overlap(a[i], b[j]) and walk(i + 1, j + 1)
-        return False
-
     # A segment is never empty: two lone stars still overlap on any name.
-    return walk(0, 0) and not (p == "" or q == "")
+    return (
+        wildcard_overlap(a, b, lambda t: t[0] == "star", _one_char_overlap) and p != "" and q != ""
+    )
 
 
 # --- concrete paths against compiled regexes --------------------------------
