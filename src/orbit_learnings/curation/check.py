@@ -12,7 +12,13 @@ from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import read_regular_text
-from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
+from orbit_learnings.store.layout import (
+    LEARNING_FILE,
+    LEGACY_SUPERSEDED_DIR,
+    ORBIT_DIR,
+    STATE_DIR,
+    VOTES_FILE,
+)
 from orbit_learnings.store.votes import read_votes
 from orbit_learnings.store.workspace import Workspace
 
@@ -30,6 +36,7 @@ KINDS = (
     "stale",
     "collision",
     "link",
+    "tracked-state",
 )
 
 
@@ -53,8 +60,12 @@ def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) 
         )
         for p in store.legacy_files(ws)
     ]
-    problems += _links(ws)
-    parsed = _parse_all(ws, problems)
+    links = _links(ws)
+    read_problems: list[Problem] = []
+    parsed = _parse_all(ws, read_problems)
+    linked = {link.file for link in links}  # each link once, with its target, not again per reader
+    problems += links + [p for p in read_problems if p.file not in linked]
+    problems += _tracked_state(ws)
     problems += _duplicate_ids(parsed)
     problems += _link_problems(parsed)
     if stale:
@@ -119,6 +130,19 @@ def _links(ws: Workspace) -> list[Problem]:
                 message = f"a symbolic link (to {os.readlink(path)}); orbit does not follow links"
                 found.append(Problem(ws.relative(path), 1, message, None, "link"))
     return found
+
+
+def _tracked_state(ws: Workspace) -> list[Problem]:
+    """Files git tracks under `.orbit/state/`: derived state is rebuilt from the learnings,
+    and a committed index or log is how a pull request would hand every clone its own."""
+    from orbit_learnings.curation import gitutil
+
+    if not gitutil.is_repository(ws.root_dir):
+        return []
+    state = f"{ORBIT_DIR}/{STATE_DIR}"
+    out = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", state, check=False)
+    fix = f"derived state is tracked by git; run `git rm -r --cached {state}` (sync rebuilds it)"
+    return [Problem(path, 1, fix, None, "tracked-state") for path in out.split("\0") if path]
 
 
 def _line_containing(text: str, needle: str) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import CliRunner, run_orbit
+from tests.testing import CliRunner, git, run_orbit
 
 
 def add(orbit: CliRunner, summary: str, *args: str) -> None:
@@ -205,6 +205,8 @@ def test_check_names_every_link_and_derived_state_is_taken_back(
     check = orbit("learning", "check", "--json")
     links = [p["file"] for p in check.json()["problems"] if p["kind"] == "link"]
     assert ".orbit/learnings/L-0001/votes.jsonl" in links
+    every = [p["file"] for p in check.json()["problems"]]
+    assert every.count(".orbit/learnings/L-0001/votes.jsonl") == 1  # named once, with its target
     assert ".orbit/state/injections.jsonl" in links
     orbit("learning", "inject", "--path", "billing/a.py")  # logs an injection
     assert not (state / "injections.jsonl").is_symlink()
@@ -309,3 +311,13 @@ def test_a_glob_that_would_break_front_matter_never_reaches_an_exported_rule(
     front = rule.split("---\n")[1].splitlines()
     assert [line.split(":")[0] for line in front] == ["description", "globs", "alwaysApply"]
     assert "globs: billing/**" in front and "alwaysApply: false" in front
+
+
+def test_derived_state_committed_to_git_is_reported(git_repo: Path, orbit: CliRunner) -> None:
+    add(orbit, "Index every foreign key", "--tag", "database")  # builds the index
+    assert orbit("learning", "check").code == 0
+    git(git_repo, "add", "-f", ".orbit/state/index.sqlite3")
+    check = orbit("learning", "check", "--json")
+    problems = [p for p in check.json()["problems"] if p["kind"] == "tracked-state"]
+    assert check.code == 1 and [p["file"] for p in problems] == [".orbit/state/index.sqlite3"]
+    assert "git rm -r --cached .orbit/state" in problems[0]["message"]
