@@ -321,3 +321,22 @@ def test_derived_state_committed_to_git_is_reported(git_repo: Path, orbit: CliRu
     problems = [p for p in check.json()["problems"] if p["kind"] == "tracked-state"]
     assert check.code == 1 and [p["file"] for p in problems] == [".orbit/state/index.sqlite3"]
     assert "git rm -r --cached .orbit/state" in problems[0]["message"]
+
+
+def test_a_committed_index_with_a_ghost_learning_is_not_believed_by_a_clone(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Every bundle's stat (inode, mtime) differs in a clone, so its first read re-checks
+    the index against the files and the row no file backs is dropped."""
+    for summary in ("Real lesson", "Ghost lesson"):
+        assert (
+            run_orbit("learning", "add", "--summary", summary, "--tag", "a", cwd=git_repo).code == 0
+        )
+    git(git_repo, "add", ".orbit/learnings/L-0001")
+    assert "Ghost" in run_orbit("learning", "list", cwd=git_repo).out
+    git(git_repo, "add", "-f", ".orbit/state/index.sqlite3")
+    git(git_repo, "commit", "-q", "-m", "an index that knows a learning no file holds")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    listed = run_orbit("learning", "list", "--json", cwd=clone)
+    assert [r["summary"] for r in json.loads(listed.out)["results"]] == ["Real lesson"]
