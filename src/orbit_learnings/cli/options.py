@@ -51,6 +51,8 @@ EvidenceOpt = Annotated[
 ]
 
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show each score component.")]
+AllStatusesFlag = Annotated[bool, typer.Option("--all", help="Search every status.")]
+SearchLimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1)]
 
 MinConfidenceOpt = Annotated[
     float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")

@@ -9,10 +9,12 @@ import typer
 
 from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
+    AllStatusesFlag,
     ExplainOpt,
     JsonFlag,
     LevelOpt,
     MinConfidenceOpt,
+    SearchLimitOpt,
     StatusOpt,
     TagOpt,
 )
@@ -34,8 +36,8 @@ def search_command(
     tag: TagOpt = None,
     status: StatusOpt = "active",
     *,
-    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    all_statuses: AllStatusesFlag = False,
+    limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
     level: LevelOpt = "all",
@@ -76,8 +78,8 @@ def unified_search_command(
     tag: TagOpt = None,
     status: StatusOpt = "active",
     *,
-    all_statuses: Annotated[bool, typer.Option("--all", help="Search every status.")] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    all_statuses: AllStatusesFlag = False,
+    limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
     level: LevelOpt = "all",
