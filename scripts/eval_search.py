@@ -1,35 +1,191 @@
 #!/usr/bin/env python3
-"""Retrieval quality on the labelled set in tests/eval/: recall@5 and MRR.
+"""Retrieval quality on the labelled sets in tests/eval/, reported by kind of case.
 
-python scripts/eval_search.py           # BM25 (and hybrid, where the extra is installed)
-python scripts/eval_search.py --json
+    python scripts/eval_search.py                 # the realistic set, every mode installed
+    python scripts/eval_search.py --json
+    python scripts/eval_search.py --set small     # the first 40-query set
+    python scripts/eval_search.py --misses        # list what each kind got wrong
+
+Search: recall@5 and MRR per query kind; for unanswerable queries, how often the
+top result is below the confident-match threshold (nothing would be shown), and
+for answerable ones how often the answer is in the top 5 *and* confident.
+Injection: of the learnings each task must receive, the share `inject` delivered
+(recall), and the share of what it injected that was neither must nor acceptable
+(noise). Modes: `bm25` (ORBIT_SEMANTIC=0) and `semantic` where an embedding
+model is installed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+K = 5
 
 
-def build_store(root: Path) -> None:
-    from tests.eval.dataset import LEARNINGS
+def _load_set(name: str) -> Any:
+    if name == "small":
+        from tests.eval.dataset import LEARNINGS, QUERIES
+        from tests.eval.realistic import EvalLearning, EvalQuery, EvalSet
 
-    from orbit_learnings.core.scope import Scope
-    from orbit_learnings.store import bundles as store
-    from orbit_learnings.store.bundles import NewLearning
-    from orbit_learnings.store.setup import init_store
+        learnings = [
+            EvalLearning(f"L-{n:04d}", s, b, p, t) for n, (s, t, p, b) in enumerate(LEARNINGS, 1)
+        ]
+        return EvalSet(learnings, [EvalQuery(q, "mixed", e) for q, e in QUERIES], [])
+    from tests.eval.realistic import load
+
+    return load()
+
+
+def _confident(hit: Any) -> bool:
+    value = getattr(hit, "match_confidence", None)
+    if value is None:  # a version without match confidence: any result is taken as an answer
+        return True
+    from orbit_learnings.retrieval import confidence
+
+    return bool(value >= confidence.THRESHOLD)
+
+
+def evaluate_search(root: Path, data: Any, ids: dict[str, str]) -> dict[str, Any]:
+    from orbit_learnings.retrieval import queries
     from orbit_learnings.store.workspace import Workspace
 
-    init_store(root)
     ws = Workspace(root)
-    for summary, tags, paths, body in LEARNINGS:
-        store.create_learning(ws, NewLearning(summary, Scope(paths, tags), body))
+    by_kind: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"queries": 0, "hits": 0, "rr": 0.0, "kept": 0, "misses": []}
+    )
+    for query in data.queries:
+        hits = queries.search_text(ws, query.text, limit=20).hits
+        ranked = [h.id for h in hits]
+        row = by_kind[query.kind]
+        row["queries"] += 1
+        confident = bool(hits) and _confident(hits[0])
+        if not query.expected:
+            row["kept"] += 0 if confident else 1  # recognised as unanswerable
+            if confident:
+                row["misses"].append(f"{query.text[:70]!r} -> {ranked[0]}")
+            continue
+        expected = {ids[key] for key in query.expected}
+        rank = next((i + 1 for i, r in enumerate(ranked) if r in expected), None)
+        found = rank is not None and rank <= K
+        row["hits"] += found
+        row["kept"] += found and confident
+        row["rr"] += 1.0 / rank if rank else 0.0
+        if not found:
+            row["misses"].append(f"{query.text[:70]!r} rank {rank}")
+    return _summarise_search(by_kind)
+
+
+def _summarise_search(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"by_kind": {}}
+    totals = {"queries": 0, "hits": 0, "rr": 0.0, "kept": 0}
+    for kind, row in sorted(by_kind.items()):
+        n = row["queries"]
+        if kind == "noanswer":
+            out["noanswer"] = {"queries": n, "recognised": round(row["kept"] / n, 3)}
+            out["noanswer_misses"] = row["misses"]
+            continue
+        out["by_kind"][kind] = {
+            "queries": n,
+            f"recall@{K}": round(row["hits"] / n, 3),
+            "mrr": round(row["rr"] / n, 3),
+            "misses": row["misses"],
+        }
+        for key in totals:
+            totals[key] += row[key]
+    n = totals["queries"] or 1
+    out["answerable"] = {
+        "queries": totals["queries"],
+        f"recall@{K}": round(totals["hits"] / n, 3),
+        "mrr": round(totals["rr"] / n, 3),
+        "kept_confident": round(totals["kept"] / n, 3),
+    }
+    return out
+
+
+def feature_rows(
+    root: Path, data: Any, ids: dict[str, str]
+) -> list[tuple[int, dict[str, float], int]]:
+    """(query number, confidence features, 1 if the result answers it) for each top-5 result."""
+    from orbit_learnings.retrieval import queries
+    from orbit_learnings.store.workspace import Workspace
+
+    ws = Workspace(root)
+    rows = []
+    for number, query in enumerate(data.queries):
+        expected = {ids[key] for key in query.expected}
+        hits = queries.search_text(ws, query.text, limit=K, explain=True).hits
+        for hit in hits:
+            features = (hit.explain or {}).get("confidence_features", {})
+            rows.append((number, dict(features), int(hit.id in expected)))  # type: ignore[arg-type]
+    return rows
+
+
+def fit_logistic(
+    rows: list[tuple[int, dict[str, float], int]], names: tuple[str, ...], steps: int = 3000
+) -> dict[str, float]:
+    """Plain gradient descent on the log-loss, with a little L2: six numbers need no library."""
+    import math
+
+    weights = dict.fromkeys(("bias", *names), 0.0)
+    rate, l2 = 0.5, 1e-3
+    for _ in range(steps):
+        grad = dict.fromkeys(weights, 0.0)
+        for _, x, y in rows:
+            z = weights["bias"] + sum(weights[n] * x[n] for n in names)
+            error = 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0))) - y
+            grad["bias"] += error
+            for n in names:
+                grad[n] += error * x[n]
+        for key in weights:
+            penalty = l2 * weights[key] if key != "bias" else 0.0
+            weights[key] -= rate * (grad[key] / len(rows) + penalty)
+    return {k: round(v, 3) for k, v in weights.items()}
+
+
+def evaluate_injection(
+    root: Path, data: Any, ids: dict[str, str], *, with_text: bool = True
+) -> dict[str, Any]:
+    import inspect
+
+    from orbit_learnings.core.scope import Scope
+    from orbit_learnings.push import inject
+    from orbit_learnings.store.workspace import Workspace
+
+    ws = Workspace(root)
+    takes_text = "task_text" in inspect.signature(inject.select).parameters
+    must_total = must_found = shown_total = noise = 0
+    misses = []
+    for task in data.tasks:
+        extra = {"task_text": task.text} if takes_text and with_text else {}
+        chosen = inject.select(
+            ws, Scope(task.context_files, task.tags), limit=K, record=False, **extra
+        )
+        shown = {h.id for h in chosen.hits}
+        must = {ids[k] for k in task.must}
+        fine = must | {ids[k] for k in task.acceptable}
+        must_total += len(must)
+        must_found += len(must & shown)
+        shown_total += len(shown)
+        noise += len(shown - fine)
+        if must - shown:
+            misses.append(f"{task.title[:60]!r}: missing {sorted(must - shown)}")
+    return {
+        "tasks": len(data.tasks),
+        "reads_task_text": takes_text,
+        "must_recall": round(must_found / max(must_total, 1), 3),
+        "noise": round(noise / max(shown_total, 1), 3),
+        "shown_per_task": round(shown_total / max(len(data.tasks), 1), 2),
+        "misses": misses,
+    }
 
 
 def embed(root: Path) -> None:
@@ -41,60 +197,98 @@ def embed(root: Path) -> None:
         semantic.embed(fresh.conn)
 
 
-def evaluate(root: Path, k: int = 5) -> dict[str, float]:
-    from tests.eval.dataset import QUERIES
-
-    from orbit_learnings.retrieval import queries
-    from orbit_learnings.store.workspace import Workspace
-
-    ws = Workspace(root)
-    hits_at_k = 0
-    reciprocal = 0.0
-    misses = []
-    for text, expected in QUERIES:
-        ranked = [h.id for h in queries.search_text(ws, text, limit=20).hits]
-        if any(e in ranked[:k] for e in expected):
-            hits_at_k += 1
-        else:
-            misses.append(text)
-        rank = next((i + 1 for i, r in enumerate(ranked) if r in expected), None)
-        reciprocal += 1.0 / rank if rank else 0.0
-    return {
-        "queries": len(QUERIES),
-        f"recall@{k}": round(hits_at_k / len(QUERIES), 3),
-        "mrr": round(reciprocal / len(QUERIES), 3),
-        "misses": misses,  # type: ignore[dict-item]
-    }
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    import os
+def run(set_name: str, only: str | None = None) -> dict[str, Any]:
+    from tests.eval.realistic import build_store
 
     from orbit_learnings.retrieval import semantic
 
+    data = _load_set(set_name)
+    result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        build_store(Path(tmp))
-        os.environ["ORBIT_SEMANTIC"] = "0"
-        result = {"bm25": evaluate(Path(tmp))}
-        if semantic.available():
-            os.environ["ORBIT_SEMANTIC"] = "1"
+        ids = build_store(Path(tmp), data.learnings)
+        modes = ["bm25", *(["semantic"] if semantic.available() else [])]
+        modes = [m for m in modes if only in (None, m)]
+        for mode in modes:
+            os.environ["ORBIT_SEMANTIC"] = "1" if mode == "semantic" else "0"
+            if mode == "semantic":
+                embed(Path(tmp))
+            result[mode] = {"search": evaluate_search(Path(tmp), data, ids)}
+            if data.tasks:
+                result[mode]["injection"] = evaluate_injection(Path(tmp), data, ids)
+                result[mode]["injection_files_only"] = evaluate_injection(
+                    Path(tmp), data, ids, with_text=False
+                )
+    return result
+
+
+def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
+    for mode, parts in result.items():
+        search = parts["search"]
+        print(f"== {mode}")
+        print(f"{'kind':<12}{'n':>5}{'recall@5':>10}{'MRR':>8}")
+        for kind, row in search["by_kind"].items():
+            print(f"{kind:<12}{row['queries']:>5}{row['recall@5']:>10.3f}{row['mrr']:>8.3f}")
+            for miss in row["misses"] if show_misses else []:
+                print(f"    missed: {miss}")
+        total = search["answerable"]
+        row = f"{total['queries']:>5}{total['recall@5']:>10.3f}{total['mrr']:>8.3f}"
+        print(f"{'answerable':<12}{row}")
+        print(f"answerable queries keeping a confident answer: {total['kept_confident']:.3f}")
+        if "noanswer" in search:
+            print(
+                f"unanswerable recognised: {search['noanswer']['recognised']:.3f}"
+                f" ({search['noanswer']['queries']} queries)"
+            )
+            for miss in search["noanswer_misses"] if show_misses else []:
+                print(f"    confident on: {miss}")
+        for key, label in (("injection", "task text + files"), ("injection_files_only", "files")):
+            if key not in parts:
+                continue
+            inj = parts[key]
+            print(
+                f"injection ({label}): must-recall {inj['must_recall']:.3f},"
+                f" noise {inj['noise']:.3f}, {inj['shown_per_task']} shown per task"
+                f" ({inj['tasks']} tasks)"
+            )
+            for miss in inj["misses"] if show_misses else []:
+                print(f"    {miss}")
+
+
+def fit(set_name: str, mode: str | None) -> int:
+    from tests.eval.realistic import build_store
+
+    from orbit_learnings.retrieval import confidence
+
+    data = _load_set(set_name)
+    os.environ["ORBIT_SEMANTIC"] = "1" if mode == "semantic" else "0"
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = build_store(Path(tmp), data.learnings)
+        if mode == "semantic":
             embed(Path(tmp))
-            result["hybrid"] = evaluate(Path(tmp))
+        rows = feature_rows(Path(tmp), data, ids)
+    print(json.dumps(fit_logistic(rows, confidence.FEATURES), indent=2))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--set", choices=("realistic", "small"), default="realistic")
+    parser.add_argument("--misses", action="store_true", help="list every miss")
+    parser.add_argument("--mode", choices=("bm25", "semantic"), help="measure one mode only")
+    parser.add_argument(
+        "--fit", action="store_true", help="fit the match-confidence coefficients (of --mode)"
+    )
+    args = parser.parse_args()
+    if args.fit:
+        return fit(args.set, args.mode)
+    result = run(args.set, args.mode)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        for mode, scores in result.items():
-            print(
-                f"{mode}: recall@5 {scores['recall@5']:.3f}  MRR {scores['mrr']:.3f}  "
-                f"({scores['queries']} queries)"
-            )
-            for miss in scores["misses"]:  # type: ignore[union-attr]
-                print(f"  missed: {miss}")
-        if "hybrid" not in result:
-            print("hybrid: not measured (the optional semantic extra is not installed)")
+        print_report(result, show_misses=args.misses)
     return 0
 
 

@@ -27,6 +27,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
     monkeypatch.setenv("ORBIT_CREATED_BY", "tester")
+    monkeypatch.setenv("ORBIT_SEMANTIC", "0")  # BM25 alone, unless a test opts in to vectors
     monkeypatch.setenv("COLUMNS", "200")
     for name in (
         "ORBIT_ROOT",

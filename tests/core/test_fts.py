@@ -22,27 +22,45 @@ def test_terms_are_capped() -> None:
     assert fts.terms_of(words) == [f"w{i}" for i in range(fts.MAX_TERMS)]
 
 
-def test_no_words_means_no_tiers() -> None:
-    assert fts.tiers_for("  !!  --  ") == []
+def test_no_words_means_no_terms() -> None:
+    assert fts.plan("  !!  --  ").terms == ()
 
 
 def test_one_word_is_a_prefix_search() -> None:
-    assert fts.tiers_for("Cache") == [fts.Tier("prefix", '"cache"*', 1.0)]
+    (term,) = fts.plan("Cache").terms
+    assert term.expression() == '"cache"*'
 
 
-def test_one_content_word_among_stop_words_adds_the_phrase_first() -> None:
-    assert [(t.name, t.expression) for t in fts.tiers_for("the cache")] == [
-        ("phrase", '"the cache"'),
-        ("prefix", '"cache"*'),
-    ]
+def test_several_words_are_or_ed_and_tried_near_each_other() -> None:
+    plan = fts.plan("flaky cache test")
+    assert plan.any_expression() == '"flaky" OR "cache" OR "test"'
+    assert plan.near_expression() == f'NEAR("flaky" "cache" "test", {fts.NEAR_WINDOW})'
+    assert plan.phrases == ("flaky cache test",)
 
 
-def test_several_words_rank_phrase_over_near_over_any() -> None:
-    tiers = fts.tiers_for("flaky cache test")
-    assert [t.name for t in tiers] == ["phrase", "near", "any"]
-    assert [t.weight for t in tiers] == sorted((t.weight for t in tiers), reverse=True)
-    assert tiers[1].expression == f'NEAR("flaky" "cache" "test", {fts.NEAR_WINDOW})'
-    assert tiers[2].expression == '"flaky" OR "cache" OR "test"'
+def test_a_pasted_error_tries_each_part_as_a_phrase() -> None:
+    plan = fts.plan("OOMKilled Exit Code: 137 (pod billing-worker-7d9f8b6c4-x2x9z)")
+    assert "oomkilled exit code" in plan.phrases
+    assert plan.phrases[0].startswith("oomkilled exit code 137")
+
+
+def test_hashes_and_pod_suffixes_are_not_terms_but_error_codes_are() -> None:
+    words = [t.word for t in fts.plan("worker-7d9f8b6c4 error E0502 exit 137").terms]
+    assert words == ["worker", "error", "e0502", "exit", "137"]
+
+
+def test_glossary_widens_an_acronym_to_its_long_forms() -> None:
+    from orbit_learnings.core.fts import Glossary
+
+    (term,) = fts.plan("PDB", Glossary()).terms
+    assert set(term.forms) == {"pdb", "poddisruptionbudget", "pod disruption budget"}
+
+
+def test_glossary_turns_a_long_form_in_the_query_into_one_term() -> None:
+    from orbit_learnings.core.fts import Glossary
+
+    words = [t.word for t in fts.plan("add a pod disruption budget", Glossary()).terms]
+    assert words == ["pod disruption budget", "add"]
 
 
 @pytest.fixture
@@ -71,19 +89,22 @@ def table() -> sqlite3.Connection:
 def test_every_tier_is_valid_fts5_for_hostile_input(
     table: sqlite3.Connection, hostile: str
 ) -> None:
-    for tier in fts.tiers_for(hostile):
-        table.execute("SELECT rowid FROM t WHERE t MATCH ?", (tier.expression,)).fetchall()
+    plan = fts.plan(hostile)
+    expressions = [plan.any_expression(), plan.near_expression()]
+    expressions += [plan.phrase_expression(p) for p in plan.phrases]
+    for expression in filter(None, expressions):
+        table.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()
 
 
 def test_operator_words_are_searched_for_literally(table: sqlite3.Connection) -> None:
-    (any_tier,) = [t for t in fts.tiers_for("NOT NEAR") if t.name == "any"]
-    rows = table.execute("SELECT body FROM t WHERE t MATCH ?", (any_tier.expression,)).fetchall()
+    expression = fts.plan("NOT NEAR").any_expression()
+    rows = table.execute("SELECT body FROM t WHERE t MATCH ?", (expression,)).fetchall()
     assert rows == [("do NOT stand near the end",)]
 
 
 def test_prefix_tier_matches_word_starts(table: sqlite3.Connection) -> None:
-    (tier,) = fts.tiers_for("cach")
-    rows = table.execute("SELECT body FROM t WHERE t MATCH ?", (tier.expression,)).fetchall()
+    expression = fts.plan("cach").any_expression()
+    rows = table.execute("SELECT body FROM t WHERE t MATCH ?", (expression,)).fetchall()
     assert rows == [("caching is hard",)]
 
 

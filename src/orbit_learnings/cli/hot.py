@@ -68,8 +68,10 @@ def do_inject(
         raise UsageError("--limit must be zero or more")
     from orbit_learnings.push import inject  # not imported by `list`, which never injects
 
+    task_text = ""
     if task_file:
-        scope = scope.merged(inject.read_task_file(task_file))
+        task_scope, task_text = inject.read_task_file(task_file)
+        scope = scope.merged(task_scope)
 
     def render(hits: list[Hit]) -> str:
         if output_format == "markdown":
@@ -86,6 +88,7 @@ def do_inject(
         layer="inject",
         trigger={**scope.to_dict(), "task_file": task_file},
         min_confidence=min_confidence,
+        task_text=task_text,
     )
     if output_format == "json":
         emit_json(chosen.to_dict())

@@ -53,6 +53,13 @@ EvidenceOpt = Annotated[
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show each score component.")]
 AllStatusesFlag = Annotated[bool, typer.Option("--all", help="Search every status.")]
 SearchLimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1)]
+WeakFlag = Annotated[
+    bool,
+    typer.Option(
+        "--weak",
+        help="Also list matches below the confident-match threshold (see docs/search.md).",
+    ),
+]
 
 MinConfidenceOpt = Annotated[
     float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")

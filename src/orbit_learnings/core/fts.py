@@ -1,33 +1,106 @@
-"""Turning free text into safe FTS5 queries, ranked phrase > near > any term.
+"""Turning free text into a query plan: terms, their aliases and the phrases worth trying.
 
 User text never reaches FTS5 syntax directly: it is split into word tokens and
 each is double-quoted, so quotes, dashes, colons, `AND`/`NEAR` and non-ASCII
 input can only ever be searched for, never parsed as operators.
+
+A pasted error message is long and noisy (timestamps, pod hashes, line numbers),
+and its answer usually quotes only part of it, so besides the whole query the
+plan keeps each punctuation-delimited run of words as a phrase of its own:
+`OOMKilled Exit Code: 137` tries "oomkilled exit code" and "137".
+
+A glossary groups words that mean the same (`PDB`, "PodDisruptionBudget"); a query
+word in a group is searched for as any member of it. The defaults cover the
+field's common abbreviations; a team adds its own in `.orbit/glossary.yaml`
+(`store.config.glossary`), which extends these groups rather than replacing them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Runs of words separated by punctuation other than word-joining marks; a pasted
+# message's parts ("Exit Code: 137", '"orders_id_seq"') each become a phrase.
+_SEGMENT_BREAK = re.compile(r"[^\w\s'./+-]+|\s[-/]\s|\n")
+_CODE = re.compile(r"[a-z]{1,4}\d{2,6}")  # E0502, SC2086, TS2345: error codes, not noise
 NEAR_WINDOW = 10
-MAX_TERMS = 16
+MAX_TERMS = 24
+MAX_PHRASES = 8
+MAX_PHRASE_WORDS = 8
+
+_STOPWORD_TEXT = (  # function words of questions and tasks: they say nothing of the topic
+    "a about after again all also an and another any are as at be been before being but by can "
+    "could did do does done for from get got had has have here how i if in into is it its just "
+    "like me might my need needs new now of on one or other our same should so some still than "
+    "that the their them then there they this to us use used using very want was way we what "
+    "when where which while who why will with would you your "
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def is_noise(word: str) -> bool:
+    """Hashes, pod suffixes and ids from pasted logs: letters and digits mixed, no code shape."""
+    digits = sum(c.isdigit() for c in word)
+    if digits == 0 or digits == len(word):
+        return False
+    return len(word) >= 5 and digits >= 2 and not _CODE.fullmatch(word)
 
 
 @dataclass(frozen=True)
-class Tier:
-    name: str
-    expression: str
-    weight: float  # added to the normalised BM25 so better tiers always rank first
+class Term:
+    """One query word and the words or phrases that mean the same (glossary, typo fix)."""
+
+    word: str
+    alternatives: tuple[str, ...] = ()
+    prefix: bool = False
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return (self.word, *self.alternatives)
+
+    def expression(self) -> str:
+        parts = [_quote(form) for form in self.forms]
+        if self.prefix:
+            parts[0] += "*"
+        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+    def with_alternative(self, form: str) -> Term:
+        if form in self.forms:
+            return self
+        return Term(self.word, (*self.alternatives, form), prefix=self.prefix)
 
 
-_STOPWORD_TEXT = (
-    "a an and are as at be but by can do does for from how i if in into is it its me my of on "
-    "or should so that the their there this to was we what when where which while who why "
-    "will with you your "
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+@dataclass(frozen=True)
+class Plan:
+    """What to ask the full-text index for one query."""
+
+    terms: tuple[Term, ...]
+    phrases: tuple[str, ...]  # the whole query first, then its punctuation-delimited parts
+
+    def any_expression(self) -> str:
+        return " OR ".join(term.expression() for term in self.terms)
+
+    def near_expression(self) -> str | None:
+        if len(self.terms) < 2:
+            return None
+        words = " ".join(_quote(term.word) for term in self.terms)
+        return f"NEAR({words}, {NEAR_WINDOW})"
+
+    @staticmethod
+    def phrase_expression(phrase: str) -> str:
+        return _quote(phrase)
+
+    def replaced(self, index: int, term: Term) -> Plan:
+        terms = list(self.terms)
+        terms[index] = term
+        return Plan(tuple(terms), self.phrases)
 
 
 def terms_of(text: str) -> list[str]:
@@ -35,29 +108,141 @@ def terms_of(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in _WORD.findall(text):
         seen.setdefault(word.lower(), None)
-    content = [w for w in seen if w not in STOPWORDS]
+    content = [w for w in seen if w not in STOPWORDS and not is_noise(w)]
     return (content or list(seen))[:MAX_TERMS]
 
 
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
+def phrases_of(text: str) -> list[str]:
+    """The whole query (when it has several words), then each part of two or more words."""
+    phrases: dict[str, None] = {}
+    whole = [w.lower() for w in _WORD.findall(text)]
+    if len(whole) > 1:
+        phrases[" ".join(whole[: MAX_TERMS * 2])] = None
+    for segment in _SEGMENT_BREAK.split(text):
+        words = [w.lower() for w in _WORD.findall(segment) if not is_noise(w.lower())]
+        while words and words[0] in STOPWORDS:
+            words.pop(0)
+        while words and words[-1] in STOPWORDS:
+            words.pop()
+        if 1 < len(words) <= MAX_PHRASE_WORDS:
+            phrases.setdefault(" ".join(words), None)
+    return list(phrases)[: MAX_PHRASES + 1]
 
 
-def tiers_for(text: str) -> list[Tier]:
-    """Phrase (every word, in order), then NEAR and OR over the content words."""
-    terms = terms_of(text)
-    if not terms:
-        return []
-    words = [w.lower() for w in _WORD.findall(text)][: MAX_TERMS * 2]
-    if len(terms) == 1:
-        tiers = [Tier("prefix", _quote(terms[0]) + "*", 1.0)]
-        return [Tier("phrase", _quote(" ".join(words)), 3.0), *tiers] if len(words) > 1 else tiers
-    quoted = [_quote(t) for t in terms]
-    return [
-        Tier("phrase", _quote(" ".join(words)), 3.0),
-        Tier("near", f"NEAR({' '.join(quoted)}, {NEAR_WINDOW})", 2.0),
-        Tier("any", " OR ".join(quoted), 1.0),
-    ]
+def plan(text: str, glossary: Glossary | None = None) -> Plan:
+    """Terms (with glossary aliases) and phrases for `text`; no terms means no search."""
+    words = terms_of(text)
+    if not words:
+        return Plan((), ())
+    prefix = len(words) == 1 and len(words[0]) >= 3
+    terms = [Term(word, prefix=prefix) for word in words]
+    if glossary is not None:
+        terms = glossary.expand(terms, [w.lower() for w in _WORD.findall(text)])
+    return Plan(tuple(terms), tuple(phrases_of(text)))
+
+
+# --- the glossary ---------------------------------------------------------------
+
+DEFAULT_ENTRIES: dict[str, tuple[str, ...]] = {
+    "pdb": ("PodDisruptionBudget", "pod disruption budget"),
+    "hpa": ("HorizontalPodAutoscaler", "horizontal pod autoscaler", "autoscaler"),
+    "pvc": ("PersistentVolumeClaim", "persistent volume claim"),
+    "k8s": ("kubernetes",),
+    "oom": ("out of memory", "OOMKilled"),
+    "dlq": ("dead letter queue", "deadletter", "dead-letter"),
+    "n+1": ("n plus one",),
+    "jwt": ("json web token",),
+    "mtls": ("mutual tls",),
+    "rbac": ("role based access control",),
+    "wal": ("write ahead log",),
+    "cdn": ("content delivery network",),
+    "csp": ("content security policy",),
+    "cors": ("cross origin resource sharing", "cross-origin"),
+    "csrf": ("cross site request forgery",),
+    "xss": ("cross site scripting",),
+    "slo": ("service level objective",),
+    "sla": ("service level agreement",),
+    "ttl": ("time to live", "expiry"),
+    "etl": ("extract transform load",),
+    "sso": ("single sign on",),
+    "mfa": ("multi factor", "2fa", "two factor"),
+    "orm": ("object relational mapper",),
+    "ssr": ("server side rendering",),
+    "gc": ("garbage collection", "garbage collector"),
+    "a11y": ("accessibility",),
+    "i18n": ("internationalization", "internationalisation", "translation"),
+    "l10n": ("localization", "localisation"),
+    "iac": ("infrastructure as code",),
+    "rps": ("requests per second",),
+    "qps": ("queries per second",),
+    "db": ("database",),
+    "pg": ("postgres", "postgresql"),
+    "tf": ("terraform",),
+    "gha": ("github actions",),
+    "pr": ("pull request",),
+    "ci": ("continuous integration",),
+    "env": ("environment",),
+    "txn": ("transaction",),
+    "authn": ("authentication",),
+    "authz": ("authorization", "authorisation"),
+    "perf": ("performance",),
+    "prod": ("production",),
+    "repo": ("repository",),
+    "deps": ("dependencies",),
+    "config": ("configuration",),
+    "ssl": ("tls",),
+}
+
+
+def words_of(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
+class Glossary:
+    """Groups of equivalent words or phrases, looked up by any member."""
+
+    __slots__ = ("_groups",)
+
+    def __init__(self, entries: Mapping[str, Sequence[str]] = DEFAULT_ENTRIES) -> None:
+        self._groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+        self.extend(entries)
+
+    def extend(self, entries: Mapping[str, Sequence[str]]) -> None:
+        """Add groups; a member already in a group joins the others to it."""
+        for key, aliases in entries.items():
+            members = {words_of(m) for m in (key, *aliases)} - {()}
+            for member in list(members):
+                members |= self._groups.get(member, set())
+            for member in members:
+                self._groups[member] = members
+
+    def group(self, member: str) -> set[tuple[str, ...]]:
+        return self._groups.get(words_of(member), set())
+
+    def expand(self, terms: Iterable[Term], words: Sequence[str]) -> list[Term]:
+        """Give each term its group's other members; a multi-word member found in the
+        query's words becomes one term searched for as any member of its group."""
+        expanded: list[Term] = []
+        consumed: set[str] = set()
+        for member, group in self._groups.items():
+            if len(member) > 1 and _contains(words, member):
+                others = tuple(" ".join(m) for m in sorted(group) if m != member)
+                expanded.append(Term(" ".join(member), others))
+                consumed |= set(member)
+        for term in terms:
+            if term.word in consumed:
+                continue
+            group = self._groups.get((term.word,), set())
+            for other in sorted(group):
+                if other != (term.word,):
+                    term = term.with_alternative(" ".join(other))
+            expanded.append(term)
+        return expanded
+
+
+def _contains(words: Sequence[str], run: tuple[str, ...]) -> bool:
+    size = len(run)
+    return any(tuple(words[i : i + size]) == run for i in range(len(words) - size + 1))
 
 
 def normalise_bm25(raw: float) -> float:

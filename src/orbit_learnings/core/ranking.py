@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HALF_LIFE_DAYS = 180.0
 HALF_LIFE_ENV = "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS"
+MIN_SPECIFICITY = 0.1
 
 
 def half_life_days() -> float:
@@ -82,3 +83,27 @@ def rank(items: Sequence[Any]) -> list[Any]:
     ordered.sort(key=lambda it: it.updated_at, reverse=True)
     ordered.sort(key=lambda it: (round(it.vote_score, 9), it.priority), reverse=True)
     return ordered
+
+
+def glob_specificity(glob: str, path: str) -> float:
+    """How narrowly a matching glob names a path: 1.0 for the file itself, then the
+    share of the path's folders the glob spells out literally (`services/billing/**`
+    names more of `services/billing/app/x.py` than `services/**/*.py` does), with a
+    little credit for a literal part in a wildcard segment (`*.py`); any match is
+    worth `MIN_SPECIFICITY`, so a learning on `**` still shows when nothing narrower does.
+
+    Injection ranks by it: the learning about this very file beats the one about
+    every Python file, whatever their votes.
+    """
+    if not any(ch in glob for ch in "*?[") and glob.strip("/") == path.strip("/"):
+        return 1.0
+    depth = max(path.strip("/").count("/") + 1, 1)
+    literal = 0.0
+    for segment in glob.strip("/").split("/"):
+        if segment == "**":
+            continue
+        if any(ch in segment for ch in "*?["):
+            literal += 0.25 if segment.strip("*?") else 0.0
+        else:
+            literal += 1.0
+    return max(min(literal / depth, 0.95), MIN_SPECIFICITY)

@@ -30,10 +30,12 @@ class Hit:
         "explain",
         "id",
         "level",
+        "match_confidence",
         "matched_by",
         "paths",
         "priority",
         "score",
+        "specificity",
         "status",
         "summary",
         "tags",
@@ -67,6 +69,8 @@ class Hit:
         self.score: float | None = None
         self.explain: dict[str, object] | None = None
         self.level = "project"
+        self.match_confidence: float | None = None  # text search only: chance it answers
+        self.specificity: float | None = None  # scope lookups only: how narrowly it matched
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -82,20 +86,27 @@ class Hit:
         }
         if self.score is not None:
             data["score"] = round(self.score, 6)
+        if self.match_confidence is not None:
+            data["match_confidence"] = self.match_confidence
         if self.explain is not None:
             data["explain"] = self.explain
         return data
 
 
 class Result:
-    __slots__ = ("hits", "warnings")
+    __slots__ = ("hits", "warnings", "weakest_left_out")
 
     def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
         self.hits = hits
         self.warnings = warnings
+        self.weakest_left_out: Hit | None = None  # the best hit a confidence cut dropped
 
     def to_dict(self) -> dict[str, Any]:
-        return {"results": [h.to_dict() for h in self.hits]}
+        data: dict[str, Any] = {"results": [h.to_dict() for h in self.hits]}
+        if self.weakest_left_out is not None and not self.hits:
+            data["no_confident_match"] = True
+            data["closest"] = self.weakest_left_out.to_dict()
+        return data
 
 
 class Detail:

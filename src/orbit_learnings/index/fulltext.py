@@ -67,3 +67,29 @@ def substring_matches(
         )
         params = (run, *statuses, *tag_params)
     return [r[0] for r in conn.execute(sql, params)]
+
+
+def matching_ids(conn: sqlite3.Connection, expression: str) -> set[str]:
+    """Every learning whose words match one FTS5 expression, whatever its status: a
+    term's document frequency and which candidates contain it, in one lookup."""
+    rows = conn.execute("SELECT id FROM learnings_fts WHERE learnings_fts MATCH ?", (expression,))
+    return {str(r[0]) for r in rows}
+
+
+def document_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM learnings_index").fetchone()[0])
+
+
+def trigram_neighbours(conn: sqlite3.Connection, word: str, limit: int = 8) -> list[str]:
+    """Texts sharing the most three-letter pieces with `word`: where a misspelt word's
+    intended spelling is, when the word itself matches nothing."""
+    pieces = {word[i : i + 3] for i in range(len(word) - 2)}
+    if not pieces:
+        return []
+    expression = " OR ".join('"' + p.replace('"', '""') + '"' for p in sorted(pieces))
+    rows = conn.execute(
+        "SELECT summary || ' ' || tags || ' ' || body FROM learnings_trigram"
+        " WHERE learnings_trigram MATCH ? ORDER BY bm25(learnings_trigram) LIMIT ?",
+        (expression, limit),
+    )
+    return [str(r[0]) for r in rows]

@@ -87,19 +87,24 @@ def hits(
 
 def path_hits(
     conn: sqlite3.Connection, query: matching.PathQuery, statuses: Sequence[str]
-) -> set[str]:
-    """IDs whose globs match a file, or overlap a folder/glob query."""
+) -> dict[str, list[str]]:
+    """ID -> its globs that match a file, or overlap a folder/glob query."""
+    found: dict[str, list[str]] = {}
     if query.is_pattern:
         sql = _GLOBS_BY_STATUS.format(column="glob", statuses=marks(len(statuses)))
-        rows = conn.execute(sql, list(statuses))
-        return {r[0] for r in rows if matching.globs_overlap(r[1], query.segments)}
+        for learning_id, glob in conn.execute(sql, list(statuses)):
+            if matching.globs_overlap(glob, query.segments):
+                found.setdefault(learning_id, []).append(glob)
+        return found
     anchors = matching.anchor_candidates(query.text)
     sql = _GLOBS_BY_STATUS.format(column="regex, g.glob", statuses=marks(len(statuses)))
     # The anchor (indexed) and the GLOB prefilter run in SQLite; Python compiles and
     # runs the exact regex only for the few globs that survive both.
     sql += f" AND g.anchor IN ({marks(len(anchors))}) AND ? GLOB g.sql_glob"
-    rows = conn.execute(sql, [*statuses, *anchors, query.text])
-    return {r[0] for r in rows if matching.path_matches(r[1], query.text, r[2])}
+    for learning_id, regex, glob in conn.execute(sql, [*statuses, *anchors, query.text]):
+        if matching.path_matches(regex, query.text, glob):
+            found.setdefault(learning_id, []).append(glob)
+    return found
 
 
 def tag_hits(

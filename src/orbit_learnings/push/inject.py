@@ -12,13 +12,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from orbit_learnings.core.errors import OrbitError, UsageError
 from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.retrieval import queries
+from orbit_learnings.retrieval import tasks
 from orbit_learnings.store.fileops import (
     append_line,
     atomic_write_text,
@@ -124,21 +124,25 @@ def select(
     cwd: str | None = None,
     record: bool = True,
     min_confidence: float | None = None,
+    task_text: str = "",
+    exclude: Collection[str] = (),
 ) -> Injection:
-    """Rank matches, then apply dedup, the per-call cap, the session cap and the token budget.
+    """Rank by relevance to the task, then apply dedup, the per-call cap, the session cap
+    and the token budget.
 
     Only what survives every cut is recorded as shown, so a learning dropped for
     budget reasons can still surface on a later call.
     """
     per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
-    if not scope:
+    if not scope and not task_text.strip():
         return Injection([], session_id, {})
-    ranked = queries.list_learnings(ws, scope, status="active", cwd=cwd).hits
+    ranked = [h for h in tasks.rank_for_task(ws, scope, task_text, cwd=cwd) if h.id not in exclude]
     if min_confidence is not None:
         from orbit_learnings.store.feedback import confidence_for
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
+    ranked = tasks.drop_weak(ranked)
     dropped: dict[str, int] = {}
     if session_id is None:
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
@@ -266,8 +270,9 @@ def provenance_line(hit: Hit) -> str:
     return printable(f"{hit.id} (scope {scope}, {votes}): {hit.summary}")
 
 
-def read_task_file(path: str) -> Scope:
-    """`context_files` and `tags` from a task in JSON or YAML."""
+def read_task_file(path: str) -> tuple[Scope, str]:
+    """`context_files` and `tags` from a task in JSON or YAML, and its title and
+    description as the text injection ranks by."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -294,4 +299,5 @@ def read_task_file(path: str) -> Scope:
     files, tags = data.get("context_files") or [], data.get("tags") or []
     if not isinstance(files, list) or not isinstance(tags, list):
         raise UsageError(f"{path}: context_files and tags must be lists")
-    return Scope([str(f) for f in files], [str(t) for t in tags])
+    text = "\n".join(str(data[key]) for key in ("title", "description") if data.get(key))
+    return Scope([str(f) for f in files], [str(t) for t in tags]), text

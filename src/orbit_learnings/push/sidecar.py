@@ -75,7 +75,6 @@ def attach_learnings(
     paths = mentioned_paths(ws, arguments or {}, result)
     learnings: list[dict[str, str]] = []
     if paths:
-        skip = set(exclude)
         chosen = inject.select(
             ws,
             Scope(paths),
@@ -84,6 +83,7 @@ def attach_learnings(
             layer="mcp",
             trigger={"paths": paths},
             cwd=ws.root_dir,  # the paths are repo-relative already
+            exclude=set(exclude),
         )
-        learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits if h.id not in skip]
+        learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits]
     return {**result, "learnings": learnings}

@@ -65,13 +65,29 @@ def match_ids(
     statuses: Sequence[str],
 ) -> dict[str, list[str]]:
     """Learning id -> matched_by labels, for a path OR tag match (spec 3.3)."""
+    return match_scope(conn, queries, tags, statuses)[0]
+
+
+def match_scope(
+    conn: sqlite3.Connection,
+    queries: Sequence[matching.PathQuery],
+    tags: Sequence[str],
+    statuses: Sequence[str],
+) -> tuple[dict[str, list[str]], dict[str, float]]:
+    """Matched_by labels and scope specificity (the most specific matching glob; 0 for
+    a tag match) of every learning whose scope matches."""
     matched: dict[str, list[str]] = {}
+    specificity: dict[str, float] = {}
     for query in queries:
-        for learning_id in sorted(reads.path_hits(conn, query, statuses)):
+        found = reads.path_hits(conn, query, statuses)
+        for learning_id in sorted(found):
             _add_label(matched, learning_id, query.label)
+            best = max(ranking.glob_specificity(g, query.text) for g in found[learning_id])
+            specificity[learning_id] = max(specificity.get(learning_id, 0.0), best)
     for learning_id, tag in reads.tag_hits(conn, tags, statuses):
         _add_label(matched, learning_id, f"tag:{tag}")
-    return matched
+        specificity.setdefault(learning_id, 0.0)
+    return matched, specificity
 
 
 def _add_label(matched: dict[str, list[str]], learning_id: str, label: str) -> None:
@@ -133,20 +149,22 @@ def lookup(
 ) -> list[Hit]:
     """The lookup itself, on an already fresh index: match, load rows, rank."""
     if queries or tags:
-        matched = match_ids(conn, queries, tags, statuses)
+        matched, specificity = match_scope(conn, queries, tags, statuses)
         hits = reads.hits(conn, list(matched), statuses, ws)
         for hit in hits:
             hit.matched_by = matched[hit.id]
+            hit.specificity = specificity[hit.id]
     else:
         hits = reads.hits(conn, None, statuses, ws)
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
 
 
-def _has_vectors(conn: sqlite3.Connection) -> bool:
-    from orbit_learnings.index.vectors import has_vectors
+def _embed_what_changed(conn: sqlite3.Connection) -> None:
+    """With the model installed, the index's vectors follow the files like its other rows."""
+    from orbit_learnings.retrieval import semantic
 
-    return has_vectors(conn)
+    semantic.embed(conn)
 
 
 def search_text(
@@ -160,39 +178,31 @@ def search_text(
     min_confidence: float | None = None,
     explain: bool = False,
     level: str | None = "all",
+    confident_only: bool = False,
 ) -> Result:
-    """Free-text search over summary, body and tags, ranked by the combined score."""
+    """Free-text search over summary, body and tags, ranked by the combined score.
+
+    Every hit carries `match_confidence`; with `confident_only`, hits below the
+    threshold are left out and the best of them is kept as `weakest_left_out`.
+    """
     from orbit_learnings.retrieval import scoring as search
-    from orbit_learnings.store import config, feedback, levels
+    from orbit_learnings.store import config
 
     statuses = parse_status(status, include_all=include_all)
     weights = search.weights_from(config.load(ws))
-    use_vectors = search.semantic_enabled()
-    hits: list[Hit] = []
-    matched: dict[str, search.Scored] = {}
-    confidences: dict[str, feedback.Confidence] = {}
-    warnings: list[Problem] = []
-    for store_ws in levels.stores(ws, levels.check_level(level)):
-        with open_fresh(store_ws) as index:
-            found_scores = search.text_matches(index.conn, text, statuses, tags)
-            if use_vectors and _has_vectors(index.conn):
-                found_scores = search.hybrid(index.conn, text, statuses, tags, found_scores)
-            found = reads.hits(index.conn, list(found_scores), statuses, store_ws)
-            warnings += index.warnings
-        for hit in found:
-            hit.level = store_ws.level
-        matched.update(found_scores)
-        confidences.update(feedback.confidence_for(store_ws, [h.id for h in found]))
-        hits += found
+    found = _TextCandidates(text, statuses, tags, config.glossary(ws))
+    for store_ws in _stores(ws, level):
+        found.collect(store_ws)
+    hits = found.hits
     if min_confidence is not None:
-        hits = [h for h in hits if confidences[h.id].confidence >= min_confidence]
+        hits = [h for h in hits if found.feedback[h.id].confidence >= min_confidence]
     for hit in hits:
-        scored = matched[hit.id]
+        scored = found.matched[hit.id]
         parts = search.combine(
             scored.relevance,
             hit.vote_score,
             hit.updated_at,
-            confidences[hit.id].confidence,
+            found.feedback[hit.id].confidence,
             weights,
         )
         hit.score = parts["total"]
@@ -202,7 +212,73 @@ def search_text(
     hits.sort(key=lambda h: h.id)
     hits.sort(key=lambda h: h.level != "project")
     hits.sort(key=lambda h: h.score or 0.0, reverse=True)
-    return Result(hits[:limit] if limit is not None else hits, warnings)
+    _attach_match_confidence(hits, found, explain=explain)
+    result = Result(hits[:limit] if limit is not None else hits, found.warnings)
+    if confident_only:
+        _keep_confident(result, hits)
+    return result
+
+
+def _stores(ws: Workspace, level: str | None) -> list[Workspace]:
+    from orbit_learnings.store import levels
+
+    return list(levels.stores(ws, levels.check_level(level)))
+
+
+class _TextCandidates:
+    """What one text query finds across the stores, with what scoring needs of each."""
+
+    def __init__(
+        self, text: str, statuses: Sequence[str], tags: Sequence[str], glossary: Any
+    ) -> None:
+        from orbit_learnings.retrieval import confidence, scoring
+
+        self.text, self.statuses, self.tags, self.glossary = text, statuses, tags, glossary
+        self.use_vectors = scoring.semantic_enabled()
+        self.hits: list[Hit] = []
+        self.matched: dict[str, Any] = {}
+        self.feedback: dict[str, Any] = {}
+        self.warnings: list[Problem] = []
+        self.profile = confidence.EMPTY_PROFILE
+
+    def collect(self, store_ws: Workspace) -> None:
+        from orbit_learnings.retrieval import confidence, scoring
+        from orbit_learnings.store.feedback import confidence_for
+
+        with open_fresh(store_ws) as index:
+            match = scoring.text_matches(
+                index.conn, self.text, self.statuses, self.tags, self.glossary
+            )
+            scored = match.scored
+            if self.use_vectors:
+                _embed_what_changed(index.conn)
+                scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
+                match.semantic = True
+            self.profile = confidence.query_profile(match, self.profile)
+            found = reads.hits(index.conn, list(scored), self.statuses, store_ws)
+            self.warnings += index.warnings
+        for hit in found:
+            hit.level = store_ws.level
+        self.matched.update(scored)
+        self.feedback.update(confidence_for(store_ws, [h.id for h in found]))
+        self.hits += found
+
+
+def _keep_confident(result: Result, ranked: list[Hit]) -> None:
+    from orbit_learnings.retrieval.confidence import confident
+
+    result.weakest_left_out = next((h for h in ranked if not confident(h.match_confidence)), None)
+    result.hits = [h for h in result.hits if confident(h.match_confidence)]
+
+
+def _attach_match_confidence(hits: list[Hit], found: _TextCandidates, *, explain: bool) -> None:
+    from orbit_learnings.retrieval import confidence
+
+    rows = confidence.features([found.matched[h.id] for h in hits], found.profile)
+    for hit, row in zip(hits, rows, strict=True):
+        hit.match_confidence = round(confidence.probability(row), 4)
+        if explain and hit.explain is not None:
+            hit.explain["confidence_features"] = {k: round(v, 4) for k, v in row.items()}
 
 
 def show_learning(ws: Workspace, learning_id: str) -> Detail:

@@ -1,13 +1,21 @@
-"""Free-text search: FTS5 tiers, a trigram index for CJK text, and the combined score.
+"""Free-text search: how well each learning matches the query, and the combined score.
 
-    relevance = (tier + bm25 / (1 + bm25)) / 4        # phrase 3, near 2, any 1 (prefix 1)
-    score     = w_text * relevance
-              + w_votes * (1 - exp(-vote_score / 3))   # decayed votes, saturating
-              + w_recency * max(0, 1 - age_days / 30)  # a bonus that fades over 30 days
-              + w_helpful * (confidence - 0.5) * 2     # feedback, -0.8 .. +1
+The text match decides the order; votes, recency and helpfulness only break near-ties:
 
-Defaults: text 1.0, votes 0.15, recency 0.05, helpfulness 0.1; override them in
-`.orbit/config.yaml` under `search: {weights: {...}}`.
+    relevance = 0.45 * bm25 / best bm25 of this query     # relative, never saturating
+              + 0.35 * coverage                           # share of the query's idf weight
+              + 0.15 * phrase                             # the longest phrase it contains
+              + 0.05 * near                               # every term within 10 words
+    score     = relevance
+              + w_votes * (1 - exp(-vote_score / 3))      # decayed votes, saturating
+              + w_recency * max(0, 1 - age_days / 30)     # fades over 30 days
+              + w_helpful * (confidence - 0.5) * 2        # feedback, -0.8 .. +1
+
+Defaults: text 1.0, votes 0.04, recency 0.01, helpfulness 0.02 (at most 0.07 in
+all, so a tie-breaker cannot lift a weak match over a strong one); override them
+in `.orbit/config.yaml` under `search: {weights: {...}}`. A query word that
+matches nothing is looked for among the words sharing most of its trigrams
+(`idempotncy` -> `idempotency`), and glossary groups widen a word to its aliases.
 """
 
 from __future__ import annotations
@@ -17,13 +25,22 @@ import re
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from orbit_learnings.core.fts import normalise_bm25, tiers_for
+from orbit_learnings.core import fts
 from orbit_learnings.index import fulltext, reads
 
-DEFAULT_WEIGHTS = {"text": 1.0, "votes": 0.15, "recency": 0.05, "helpfulness": 0.1}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.core.fts import Glossary
+
+DEFAULT_WEIGHTS = {"text": 1.0, "votes": 0.04, "recency": 0.01, "helpfulness": 0.02}
+RELEVANCE_WEIGHTS = {"bm25": 0.45, "coverage": 0.35, "phrase": 0.15, "near": 0.05}
+MIN_TYPO_LENGTH = 5
+TYPO_SIMILARITY = 0.8
+TYPO_DISCOUNT = 0.5
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass
@@ -32,6 +49,22 @@ class Scored:
     tier: str
     bm25: float
     relevance: float
+    coverage: float = 0.0
+    phrase: float = 0.0
+    rarity: float = 0.0  # idf of the rarest query word it holds, over the largest idf possible
+    weight: float = 0.0  # idf it holds in all, in units of that largest idf (capped at 4)
+    cosine: float = 0.0  # similarity of its vector to the query's, when vectors were used
+
+
+@dataclass
+class TextMatch:
+    """The candidates of one query, and what the query itself looked like to the index."""
+
+    scored: dict[str, Scored] = field(default_factory=dict)
+    unknown_share: float = 0.0  # share of the query's terms no learning contains
+    terms: int = 0  # how many terms the query was searched for with
+    semantic: bool = False  # whether vectors took part in the ranking
+    corrected: dict[str, str] = field(default_factory=dict)  # typo -> the word searched for
 
 
 def weights_from(config: dict[str, object]) -> dict[str, float]:
@@ -50,21 +83,132 @@ def weights_from(config: dict[str, object]) -> dict[str, float]:
 
 
 def text_matches(
-    conn: sqlite3.Connection, text: str, statuses: Sequence[str], tags: Sequence[str]
-) -> dict[str, Scored]:
-    """Candidates with their best tier; later tiers never overwrite earlier ones."""
-    found: dict[str, Scored] = {}
-    for tier in tiers_for(text):
-        for learning_id, raw in fulltext.word_matches(conn, tier.expression, statuses, tags):
-            if learning_id not in found:
-                strength = normalise_bm25(raw)
-                found[learning_id] = Scored(
-                    learning_id, tier.name, round(-raw, 4), (tier.weight + strength) / 4
-                )
+    conn: sqlite3.Connection,
+    text: str,
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    glossary: Glossary | None = None,
+) -> TextMatch:
+    """Candidates from the OR of every term, scored by relative BM25, coverage and phrases."""
+    match = TextMatch()
+    plan = fts.plan(text, glossary)
+    if plan.terms:
+        plan, containing = _term_sets(conn, plan, match)
+        _score(conn, plan, containing, statuses, tags, match)
     for run in _CJK.findall(text):
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
-            found.setdefault(learning_id, Scored(learning_id, "cjk", 0.0, 0.5))
-    return found
+            match.scored.setdefault(learning_id, Scored(learning_id, "cjk", 0.0, 0.5, 1.0))
+    return match
+
+
+def _term_sets(
+    conn: sqlite3.Connection, plan: fts.Plan, match: TextMatch
+) -> tuple[fts.Plan, list[set[str]]]:
+    """Which learnings hold each term; a term found nowhere gets its likely spelling."""
+    containing = []
+    for index, term in enumerate(plan.terms):
+        ids = fulltext.matching_ids(conn, term.expression())
+        if not ids and len(term.word) >= MIN_TYPO_LENGTH and term.word.isalpha():
+            fixed = typo_fix(conn, term.word)
+            if fixed is not None:
+                term = term.with_alternative(fixed)
+                plan = plan.replaced(index, term)
+                match.corrected[term.word] = fixed
+                ids = fulltext.matching_ids(conn, term.expression())
+        containing.append(ids)
+    match.unknown_share = sum(1 for ids in containing if not ids) / len(containing)
+    match.terms = len(containing)
+    return plan, containing
+
+
+def _score(
+    conn: sqlite3.Connection,
+    plan: fts.Plan,
+    containing: list[set[str]],
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    match: TextMatch,
+) -> None:
+    candidates = fulltext.word_matches(conn, plan.any_expression(), statuses, tags)
+    if not candidates:
+        return
+    total = fulltext.document_count(conn)
+    weights = [_idf(total, len(ids)) for ids in containing]
+    for index, term in enumerate(plan.terms):
+        if term.word in match.corrected:
+            weights[index] *= TYPO_DISCOUNT  # a guessed spelling is weaker evidence
+    all_weight = sum(weights) or 1.0
+    top_idf = _idf(total, 1)
+    phrases = _phrase_shares(conn, plan, containing, weights, all_weight)
+    near_expression = plan.near_expression()
+    near = fulltext.matching_ids(conn, near_expression) if near_expression else set()
+    best = max(-raw for _, raw in candidates) or 1.0
+    for learning_id, raw in candidates:
+        held = [w for w, ids in zip(weights, containing, strict=True) if learning_id in ids]
+        coverage = sum(held)
+        phrase = max((share for ids, share in phrases if learning_id in ids), default=0.0)
+        whole = bool(phrases) and learning_id in phrases[0][0] and phrases[0][1] >= 0.999
+        parts = {
+            "bm25": -raw / best,
+            "coverage": coverage / all_weight,
+            "phrase": phrase,
+            "near": 1.0 if learning_id in near else 0.0,
+        }
+        relevance = sum(RELEVANCE_WEIGHTS[k] * v for k, v in parts.items())
+        tier = "phrase" if whole else "part" if phrase else "near" if parts["near"] else "any"
+        match.scored[learning_id] = Scored(
+            learning_id,
+            tier,
+            round(-raw, 4),
+            relevance,
+            parts["coverage"],
+            phrase,
+            rarity=max(held, default=0.0) / top_idf,
+            weight=min(coverage / top_idf, 4.0) / 4.0,
+        )
+
+
+def _idf(total: int, frequency: int) -> float:
+    """BM25's idf; a word no learning holds weighs as much as the rarest one."""
+    return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+def _phrase_shares(
+    conn: sqlite3.Connection,
+    plan: fts.Plan,
+    containing: list[set[str]],
+    weights: list[float],
+    all_weight: float,
+) -> list[tuple[set[str], float]]:
+    """(ids holding the phrase, share of the query's weight its words carry) per phrase."""
+    by_word = {term.word: weight for term, weight in zip(plan.terms, weights, strict=True)}
+    shares = []
+    for phrase in plan.phrases:
+        share = sum(by_word.get(w, 0.0) for w in set(phrase.split())) / all_weight
+        ids = fulltext.matching_ids(conn, plan.phrase_expression(phrase)) if share else set()
+        shares.append((ids, min(share, 1.0)))
+    return shares
+
+
+def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
+    """The word of the store closest to a misspelt one, if any is close enough.
+
+    Hurried typos keep their first letter (`idempotncy`, `webhoks`); requiring it
+    keeps real words the store lacks from being bent into ones it has (`sentry` is
+    not `entry`, `argo` not `cargo`)."""
+    import difflib
+
+    best, best_ratio = None, TYPO_SIMILARITY
+    seen: set[str] = set()
+    for text in fulltext.trigram_neighbours(conn, word):
+        for candidate in _WORD.findall(text.lower()):
+            if candidate in seen or abs(len(candidate) - len(word)) > 2 or candidate[0] != word[0]:
+                continue
+            seen.add(candidate)
+            ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = candidate, ratio
+    return best
 
 
 def hybrid(
@@ -91,18 +235,17 @@ def hybrid(
     fused = semantic.rrf(
         [bm25_order, [i for i, _ in vectors]], [semantic.BM25_WEIGHT, semantic.VECTOR_WEIGHT]
     )
-    in_vectors = {i for i, _ in vectors}
+    cosines = dict(vectors)
     top = semantic.max_rrf()
     out: dict[str, Scored] = {}
     for learning_id, score in fused.items():
-        known = bm25.get(learning_id)
-        tier = (
-            (known.tier + "+vector" if learning_id in in_vectors else known.tier)
-            if known
-            else "vector"
-        )
-        out[learning_id] = Scored(
-            learning_id, tier, known.bm25 if known else 0.0, min(score / top, 1.0)
+        known = bm25.get(learning_id) or Scored(learning_id, "", 0.0, 0.0)
+        tier = "+".join(filter(None, (known.tier, "vector" if learning_id in cosines else "")))
+        out[learning_id] = replace(
+            known,
+            tier=tier,
+            relevance=min(score / top, 1.0),
+            cosine=cosines.get(learning_id, 0.0),
         )
     return out
 

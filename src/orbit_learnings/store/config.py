@@ -1,7 +1,9 @@
-"""`.orbit/config.yaml`: team settings that travel with the repository.
+"""Team settings that travel with the repository: `.orbit/config.yaml` and the glossary.
 
     ids: sequential        # or "random" for teams with many parallel branches
 
+`.orbit/glossary.yaml` maps a term to the words that mean the same in this
+codebase (`PDB: [PodDisruptionBudget]`); search adds them to the built-in groups.
 Missing file or key means the default. An invalid file is a clear error.
 """
 
@@ -11,14 +13,22 @@ import os
 from typing import Any
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.store.layout import CONFIG_FILE, GLOSSARY_FILE
 from orbit_learnings.store.workspace import Workspace
 
-CONFIG_FILE = "config.yaml"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.core.fts import Glossary
+
 ID_MODES = ("sequential", "random")
 
 
 def load(ws: Workspace) -> dict[str, Any]:
-    path = os.path.join(ws.root_dir, ".orbit", CONFIG_FILE)
+    return _mapping(ws, CONFIG_FILE, "a mapping of settings")
+
+
+def _mapping(ws: Workspace, name: str, expected: str) -> dict[str, Any]:
+    path = os.path.join(ws.root_dir, ".orbit", name)
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -29,12 +39,28 @@ def load(ws: Workspace) -> dict[str, Any]:
     try:
         data = safe_load(text)
     except YamlSyntaxError as exc:
-        raise OrbitError(f".orbit/{CONFIG_FILE}:{exc.line}: {exc.message}") from None
+        raise OrbitError(f".orbit/{name}:{exc.line}: {exc.message}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise OrbitError(f".orbit/{CONFIG_FILE}:1: expected a mapping of settings")
+        raise OrbitError(f".orbit/{name}:1: expected {expected}")
     return data
+
+
+def glossary(ws: Workspace) -> Glossary:
+    """The built-in groups plus the team's `.orbit/glossary.yaml`."""
+    from orbit_learnings.core.fts import Glossary
+
+    entries = _mapping(ws, GLOSSARY_FILE, "a mapping of term: [words that mean the same]")
+    result = Glossary()
+    team: dict[str, list[str]] = {}
+    for key, value in entries.items():
+        aliases = [value] if isinstance(value, str) else value
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise OrbitError(f".orbit/{GLOSSARY_FILE}: {key!r} must map to a list of words")
+        team[str(key)] = aliases
+    result.extend(team)
+    return result
 
 
 def id_mode(ws: Workspace) -> str:

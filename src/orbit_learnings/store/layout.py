@@ -2,6 +2,7 @@
 
     .orbit/
       config.yaml                     team settings (ids, search weights)
+      glossary.yaml                   the team's acronyms and aliases for search
       learnings/<id>/learning.yaml    the record
       learnings/<id>/votes.jsonl      append-only sidecars, merged by union
       learnings/<id>/feedback.jsonl
@@ -20,6 +21,7 @@ ORBIT_DIR = ".orbit"
 LEARNINGS_DIR = "learnings"
 STATE_DIR = "state"
 CONFIG_FILE = "config.yaml"
+GLOSSARY_FILE = "glossary.yaml"
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 FEEDBACK_FILE = "feedback.jsonl"

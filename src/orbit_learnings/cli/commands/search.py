@@ -17,6 +17,7 @@ from orbit_learnings.cli.options import (
     SearchLimitOpt,
     StatusOpt,
     TagOpt,
+    WeakFlag,
 )
 from orbit_learnings.cli.output import (
     emit_json,
@@ -27,6 +28,7 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 
@@ -41,17 +43,25 @@ def search_command(
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
     level: LevelOpt = "all",
+    weak: WeakFlag = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Full-text search over summaries, bodies and tags.
 
+    Each result carries a match confidence (the estimated chance it answers the
+    query); when none reaches the threshold, nothing is printed on stdout and
+    stderr says "no confident match" (exit 0), so an agent's context stays clean.
+
     \b
-    Example:
+    Examples:
       orbit learning search "flaky test retry" --limit 5
+      orbit learning search "nextval: reached maximum value of sequence" --json
+      orbit learning search "vacation days" --weak   # show the weak matches too
     """
+    query = " ".join(text)
     result = queries.search_text(
         STATE.workspace(),
-        " ".join(text),
+        query,
         tags=tag or [],
         status=status,
         include_all=all_statuses,
@@ -59,15 +69,29 @@ def search_command(
         explain=explain,
         min_confidence=min_confidence,
         level=level,
+        confident_only=not weak,
     )
     warn_problems(result.warnings)
     if json_out:
         emit_json(result.to_dict())
         return
+    if not result.hits:
+        _say_nothing_confident(query, result.weakest_left_out)
+        return
     render_hits(result.hits, show_score=True)
     if explain:
         for hit in result.hits:
             info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
+
+
+def _say_nothing_confident(query: str, closest: Hit | None) -> None:
+    if closest is None:
+        warn(f"no learning matches {query!r}")
+        return
+    warn(
+        f"no confident match for {query!r} (closest: {closest.id} at "
+        f"{closest.match_confidence or 0.0:.2f}; --weak lists weak matches)"
+    )
 
 
 def unified_search_command(
@@ -83,6 +107,7 @@ def unified_search_command(
     explain: ExplainOpt = False,
     min_confidence: MinConfidenceOpt = None,
     level: LevelOpt = "all",
+    weak: WeakFlag = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
@@ -115,6 +140,7 @@ def unified_search_command(
         explain=explain,
         min_confidence=min_confidence,
         level=level,
+        weak=weak,
         json_out=json_out,
     )
 

@@ -199,13 +199,20 @@ class LearningTools:
         all: Annotated[bool, Field(description="Every status (same as status=all).")] = False,
         status: Annotated[Status, Field(description="Which learnings.")] = "active",
     ) -> dict[str, Any]:
-        """Ranked learnings by free text, or by path/tag scope when no query is given."""
+        """Ranked learnings by free text (only confident matches, each with its
+        match_confidence), or by path/tag scope when no query is given."""
         if kind != "learning":
             raise OrbitError(f"unknown kind {kind!r}; only 'learning' is searchable")
         tags, paths = listed(tag), listed(path)
         if query and query.strip():
             result = queries.search_text(
-                self.ws, query, tags=tags, status=status, include_all=all, limit=limit
+                self.ws,
+                query,
+                tags=tags,
+                status=status,
+                include_all=all,
+                limit=limit,
+                confident_only=True,  # an agent is shown nothing rather than a weak guess
             )
         else:
             result = queries.list_learnings(
