@@ -116,3 +116,13 @@ def test_bm25_is_mapped_into_zero_one_higher_is_better(raw: float, expected: flo
 def test_stronger_bm25_always_scores_higher() -> None:
     scores = [fts.normalise_bm25(-x) for x in (0.1, 1.0, 10.0, 1000.0)]
     assert scores == sorted(scores) and all(0 < s < 1 for s in scores)
+
+
+def test_glossary_groups_merge_when_they_share_a_member() -> None:
+    glossary = fts.Glossary({"pg": ("postgres",)})
+    glossary.extend({"psql": ("postgres", "postgresql")})
+    assert glossary.group("pg") == {("pg",), ("postgres",), ("psql",), ("postgresql",)}
+
+
+def test_a_noise_token_splits_a_phrase() -> None:
+    assert "oomkilled exit code" in fts.phrases_of("api-7d9f8b6c4 OOMKilled Exit Code")

@@ -95,3 +95,22 @@ def test_ids_break_the_last_tie_and_items_without_level_count_as_project() -> No
 def test_a_nan_half_life_falls_back_to_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ranking.HALF_LIFE_ENV, "nan")
     assert ranking.half_life_days() == ranking.DEFAULT_HALF_LIFE_DAYS
+
+
+def test_specificity_orders_exact_file_then_narrow_then_broad_globs() -> None:
+    path = "services/billing/app/invoices/rounding.py"
+    globs = [
+        path,
+        "services/billing/app/invoices/**",
+        "services/billing/**",
+        "services/**/*.py",
+        "**/*.py",
+    ]
+    scores = [ranking.glob_specificity(glob, path) for glob in globs]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+    assert scores[0] == 1.0 and scores[-1] == ranking.MIN_SPECIFICITY
+
+
+def test_any_match_is_worth_something_even_everywhere() -> None:
+    assert ranking.glob_specificity("**", "a/b/c.py") == ranking.MIN_SPECIFICITY
+    assert ranking.glob_specificity("a/b/c.py/", "a/b/c.py") == 1.0  # slashes do not matter

@@ -119,14 +119,25 @@ def phrases_of(text: str) -> list[str]:
     if len(whole) > 1:
         phrases[" ".join(whole[: MAX_TERMS * 2])] = None
     for segment in _SEGMENT_BREAK.split(text):
-        words = [w.lower() for w in _WORD.findall(segment) if not is_noise(w.lower())]
-        while words and words[0] in STOPWORDS:
-            words.pop(0)
-        while words and words[-1] in STOPWORDS:
-            words.pop()
-        if 1 < len(words) <= MAX_PHRASE_WORDS:
-            phrases.setdefault(" ".join(words), None)
+        for run in _runs_between_noise(segment):
+            while run and run[0] in STOPWORDS:
+                run.pop(0)
+            while run and run[-1] in STOPWORDS:
+                run.pop()
+            if 1 < len(run) <= MAX_PHRASE_WORDS:
+                phrases.setdefault(" ".join(run), None)
     return list(phrases)[: MAX_PHRASES + 1]
+
+
+def _runs_between_noise(segment: str) -> list[list[str]]:
+    """A segment's words, split where a hash or pod suffix interrupts them."""
+    runs: list[list[str]] = [[]]
+    for word in (w.lower() for w in _WORD.findall(segment)):
+        if is_noise(word):
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    return [run for run in runs if run]
 
 
 def plan(text: str, glossary: Glossary | None = None) -> Plan:

@@ -57,7 +57,8 @@ def rank_for_task(
     cwd: str | os.PathLike[str] | None = None,
 ) -> list[Hit]:
     """Active learnings for a task, best first, each with its task score (see `drop_weak`)."""
-    candidates = {h.id: h for h in queries.list_learnings(ws, scope, status="active", cwd=cwd).hits}
+    scoped = queries.list_learnings(ws, scope, status="active", cwd=cwd).hits if scope else []
+    candidates = {h.id: h for h in scoped}
     words = f"{text}\n{words_of_files(scope.paths)}".strip() if text.strip() else ""
     text_scores: dict[str, float] = {}
     if words:

@@ -86,7 +86,7 @@ def search_command(
 
 def _say_nothing_confident(query: str, closest: Hit | None) -> None:
     if closest is None:
-        warn(f"no learning matches {query!r}")
+        warn(f"no confident match for {query!r} (no learning shares a word with it)")
         return
     warn(
         f"no confident match for {query!r} (closest: {closest.id} at "
