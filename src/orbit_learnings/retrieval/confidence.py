@@ -13,13 +13,17 @@ the estimated chance that it answers the query, from what the match looks like:
     weight     the idf it holds in all: long queries match many words, idle ones few
     length     how many words the query has (a long one covers less of itself)
     cosine     with vectors: its embedding's similarity to the query's
+    summary    share of the query's weight in its one-line summary (what it is about)
 
 With vectors the relevance is a fused rank, so that mode has its own fitted
 coefficients (`SEMANTIC_COEFFICIENTS`, `--fit --mode semantic`).
 
-The coefficients are a logistic regression fitted on the labelled set in
-`tests/eval/realistic/` (`scripts/eval_search.py --fit` prints them). Below
-`THRESHOLD` the CLI says "no confident match" and agents are shown nothing.
+The coefficients are a logistic regression fitted on the top result of each query
+of the labelled set in `tests/eval/realistic/` (unanswerable queries weighted 3:1;
+`scripts/eval_search.py --fit` prints them and their 2-fold held-out figures). The
+features overlap, so a negative coefficient (phrase) corrects for what another
+already counts (a phrase match raises coverage too); it does not penalise phrases.
+Below `THRESHOLD` the CLI says "no confident match" and agents are shown nothing.
 """
 
 from __future__ import annotations
@@ -41,33 +45,36 @@ FEATURES = (
     "weight",
     "length",
     "cosine",
+    "summary",
 )
 EMPTY_PROFILE = {"unknown": 1.0, "length": 0.0, "semantic": 0.0}
 MAX_LENGTH = 16
 COEFFICIENTS = {  # fitted on the labelled set: scripts/eval_search.py --fit
-    "bias": -7.015,
-    "coverage": 3.034,
-    "relevance": 4.927,
-    "gap": 1.963,
-    "phrase": -0.233,
-    "unknown": 0.482,
-    "rarity": 0.286,
-    "weight": 3.611,
-    "length": 0.326,
+    "bias": -5.341,
+    "coverage": 3.735,
+    "relevance": 0.464,
+    "gap": 2.341,
+    "phrase": -2.116,
+    "unknown": -1.172,
+    "rarity": -0.609,
+    "weight": 5.545,
+    "length": 2.697,
+    "summary": 2.002,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
-    "bias": -7.32,
-    "coverage": 4.275,
-    "relevance": 2.966,
-    "gap": 2.482,
-    "phrase": -0.079,
-    "unknown": 0.349,
-    "rarity": 0.38,
-    "weight": 2.724,
-    "length": -0.165,
-    "cosine": 1.676,
+    "bias": -6.186,
+    "coverage": 3.594,
+    "relevance": 0.464,
+    "gap": 2.396,
+    "phrase": -2.253,
+    "unknown": -2.087,
+    "rarity": 0.52,
+    "weight": 3.86,
+    "length": 2.509,
+    "cosine": 3.904,
+    "summary": 1.218,
 }
-THRESHOLD = 0.3
+THRESHOLD = 0.35
 
 
 def query_profile(match: TextMatch, known: dict[str, float]) -> dict[str, float]:
@@ -93,6 +100,7 @@ def features(ranked: Sequence[Scored], profile: dict[str, float]) -> list[dict[s
                 "unknown": profile["unknown"],
                 "length": profile["length"],
                 "cosine": scored.cosine,
+                "summary": scored.summary,
                 "semantic": profile["semantic"],
                 "rarity": scored.rarity,
                 "weight": scored.weight,

@@ -161,10 +161,13 @@ def lookup(
 
 
 def _embed_what_changed(conn: sqlite3.Connection) -> None:
-    """With the model installed, the index's vectors follow the files like its other rows."""
+    """With the model installed, the index's vectors follow the files like its other rows:
+    a search embeds the few learnings that changed (~20 ms each); a bulk import waits
+    for `orbit learning sync` or `embed`, which show progress, and is searched meanwhile
+    with the vectors it has."""
     from orbit_learnings.retrieval import semantic
 
-    semantic.embed(conn)
+    semantic.embed(conn, at_most=semantic.EMBED_ON_SEARCH)
 
 
 def search_text(
@@ -275,8 +278,10 @@ def _attach_match_confidence(hits: list[Hit], found: _TextCandidates, *, explain
     from orbit_learnings.retrieval import confidence
 
     rows = confidence.features([found.matched[h.id] for h in hits], found.profile)
+    ceiling = 1.0  # a result is never more confident than the ones ranked above it
     for hit, row in zip(hits, rows, strict=True):
-        hit.match_confidence = round(confidence.probability(row), 4)
+        ceiling = min(ceiling, confidence.probability(row))
+        hit.match_confidence = round(ceiling, 4)
         if explain and hit.explain is not None:
             hit.explain["confidence_features"] = {k: round(v, 4) for k, v in row.items()}
 

@@ -54,6 +54,12 @@ class Scored:
     rarity: float = 0.0  # idf of the rarest query word it holds, over the largest idf possible
     weight: float = 0.0  # idf it holds in all, in units of that largest idf (capped at 4)
     cosine: float = 0.0  # similarity of its vector to the query's, when vectors were used
+    summary: float = 0.0  # share of the query's idf weight found in its one-line summary
+
+
+def _cjk_match(learning_id: str) -> Scored:
+    """A CJK run found verbatim: the whole run matched, as a phrase would."""
+    return Scored(learning_id, "cjk", 0.0, 0.5, 1.0, 1.0, rarity=1.0, weight=0.5, summary=1.0)
 
 
 @dataclass
@@ -97,7 +103,7 @@ def text_matches(
         _score(conn, plan, containing, statuses, tags, match)
     for run in _CJK.findall(text):
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
-            match.scored.setdefault(learning_id, Scored(learning_id, "cjk", 0.0, 0.5, 1.0))
+            match.scored.setdefault(learning_id, _cjk_match(learning_id))
     return match
 
 
@@ -142,6 +148,10 @@ def _score(
     phrases = _phrase_shares(conn, plan, containing, weights, all_weight)
     near_expression = plan.near_expression()
     near = fulltext.matching_ids(conn, near_expression) if near_expression else set()
+    in_summary = [
+        fulltext.matching_ids(conn, "summary : " + term.expression()) if ids else set()
+        for term, ids in zip(plan.terms, containing, strict=True)
+    ]
     best = max(-raw for _, raw in candidates) or 1.0
     for learning_id, raw in candidates:
         held = [w for w, ids in zip(weights, containing, strict=True) if learning_id in ids]
@@ -165,6 +175,8 @@ def _score(
             phrase,
             rarity=max(held, default=0.0) / top_idf,
             weight=min(coverage / top_idf, 4.0) / 4.0,
+            summary=sum(w for w, ids in zip(weights, in_summary, strict=True) if learning_id in ids)
+            / all_weight,
         )
 
 

@@ -33,6 +33,7 @@ TOP_BONUS, TOP3_BONUS = 0.05, 0.02
 CONFIDENT_SCORE, CONFIDENT_GAP = 0.85, 0.15
 MIN_COSINE = 0.25
 SIMILAR_COSINE = 0.85
+EMBED_ON_SEARCH = 16  # learnings a search embeds itself before answering (~20 ms each)
 
 _MODEL: minilm.MiniLM | None = None
 
@@ -63,13 +64,17 @@ def model() -> minilm.MiniLM:
 
 
 def embed(
-    conn: sqlite3.Connection, progress: Callable[[int, int], None] | None = None, batch: int = 64
+    conn: sqlite3.Connection,
+    progress: Callable[[int, int], None] | None = None,
+    batch: int = 64,
+    at_most: int | None = None,
 ) -> int:
-    """Fill the vector cache for every active learning whose text changed; returns the count."""
+    """Fill the vector cache for every active learning whose text changed; returns the count.
+    With `at_most`, do nothing when more than that many are missing."""
     import numpy as np
 
     todo = vectors.missing(conn)
-    if not todo:
+    if not todo or (at_most is not None and len(todo) > at_most):
         return 0
     encoder = model()
     for start in range(0, len(todo), batch):

@@ -3,8 +3,9 @@
 Every push layer — `inject`, the agent hooks, the MCP sidecar, `context` — asks
 this one function, so a task gets the same learnings whichever way it arrives.
 
-    score = 0.55 * specificity      # 1.0 this very file, 0.8 its folder, 0.05 `**/*.py`
-          + 0.35 * text match       # the task's title, description and file names
+    score = 0.55 * specificity      # 1.0 this very file, 0.8 its folder, 0.1 `**/*.py`
+          + 0.50 * text match       # the task's title, description and file names, as a
+                                    # share of the best text match of the task
           + 0.10 * votes            # saturating; a tie-break, never a reason to show
     a tag match counts 0.35 for scope: less than a narrow glob, more than `**/*.py`
 
@@ -28,7 +29,7 @@ from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace
 
-WEIGHTS = {"specificity": 0.55, "text": 0.35, "votes": 0.10}
+WEIGHTS = {"specificity": 0.55, "text": 0.5, "votes": 0.10}
 TAG_SPECIFICITY = 0.35
 MIN_SCORE = 0.05
 RELATIVE_FLOOR = 0.6
@@ -62,8 +63,10 @@ def rank_for_task(
     words = f"{text}\n{words_of_files(scope.paths)}".strip() if text.strip() else ""
     text_scores: dict[str, float] = {}
     if words:
-        for hit in queries.search_text(ws, words, limit=TEXT_CANDIDATES).hits:
-            text_scores[hit.id] = hit.match_confidence or 0.0
+        found = queries.search_text(ws, words, limit=TEXT_CANDIDATES).hits
+        best = max((h.score or 0.0 for h in found), default=1.0) or 1.0
+        for hit in found:
+            text_scores[hit.id] = (hit.score or 0.0) / best  # relative to the task's best match
             if hit.id not in candidates and text and _confident(hit.match_confidence):
                 hit.matched_by = ["text"]
                 candidates[hit.id] = hit

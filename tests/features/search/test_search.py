@@ -39,10 +39,10 @@ def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     assert search["answerable"]["mrr"] >= 0.9
     for kind, row in search["by_kind"].items():
         assert row["recall@5"] >= 0.85, (kind, row["misses"])
-    assert search["noanswer"]["recognised"] >= 0.75, search["noanswer_misses"]
-    assert search["answerable"]["kept_confident"] >= 0.9
-    assert injection["must_recall"] >= 0.85, injection["misses"]
-    assert injection["noise"] <= 0.27
+    assert search["noanswer"]["recognised"] >= 0.8, search["noanswer_misses"]
+    assert search["answerable"]["kept_confident"] >= 0.94
+    assert injection["must_recall"] >= 0.9, injection["misses"]
+    assert injection["noise"] <= 0.26
 
 
 def test_the_first_small_set_still_ranks_its_answers_first() -> None:
