@@ -29,6 +29,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 K = 5
+# The measuring machine's own personal store (~/.local/share/orbit-learnings) must not
+# take part: every run searches the labelled set and nothing else.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="orbit-eval-home-")
 
 
 def _load_set(name: str) -> Any:

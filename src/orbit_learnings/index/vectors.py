@@ -17,8 +17,11 @@ TABLE = """CREATE TABLE IF NOT EXISTS embeddings (
     learning_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, vector BLOB NOT NULL)"""
 
 
-def content_hash(summary: str, body: str, tags: str) -> str:
-    return hashlib.sha1(f"{summary}\n{tags}\n{body}".encode(), usedforsecurity=False).hexdigest()
+def content_hash(summary: str, body: str, tags: str, model: str) -> str:
+    """The text and the model that embedded it: a vector of another model (another
+    dimension, another space) is stale, never compared with this one's."""
+    text = f"{model}\n{summary}\n{tags}\n{body}"
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
 def embedding_text(summary: str, body: str, tags: str) -> str:
@@ -29,7 +32,7 @@ def ensure_table(conn: sqlite3.Connection) -> None:
     conn.execute(TABLE)
 
 
-def missing(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+def missing(conn: sqlite3.Connection, model: str) -> list[tuple[str, str, str]]:
     """(id, hash, text) of active learnings without a vector for their current text."""
     ensure_table(conn)
     rows = conn.execute(
@@ -38,7 +41,7 @@ def missing(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
     ).fetchall()
     out = []
     for learning_id, summary, body, tags, known in rows:
-        digest = content_hash(summary, body, tags)
+        digest = content_hash(summary, body, tags, model)
         if digest != known:
             out.append((learning_id, digest, embedding_text(summary, body, tags)))
     return out
@@ -58,7 +61,9 @@ def has_vectors(conn: sqlite3.Connection) -> bool:
         return False
 
 
-def current(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple[str, bytes]]:
+def current(
+    conn: sqlite3.Connection, statuses: Sequence[str], model: str
+) -> list[tuple[str, bytes]]:
     """(id, vector bytes) of learnings whose cached vector matches their text today."""
     rows = conn.execute(
         "SELECT l.id, l.summary, l.body, l.tags, e.content_hash, e.vector FROM learnings_index l"
@@ -66,4 +71,4 @@ def current(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple[str
         f" WHERE l.effective_status IN ({marks(len(statuses))})",
         list(statuses),
     ).fetchall()
-    return [(r[0], r[5]) for r in rows if content_hash(r[1], r[2], r[3]) == r[4]]
+    return [(r[0], r[5]) for r in rows if content_hash(r[1], r[2], r[3], model) == r[4]]

@@ -43,7 +43,7 @@ def read_safetensors(path: str) -> dict[str, Any]:
         (size,) = struct.unpack("<Q", handle.read(8))
         header = json.loads(handle.read(size))
     data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + size)
-    types = {"F32": np.float32, "I64": np.int64}
+    types = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
     return {
         name: data[spec["data_offsets"][0] : spec["data_offsets"][1]]
         .view(types[spec["dtype"]])

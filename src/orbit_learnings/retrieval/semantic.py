@@ -54,6 +54,11 @@ def require() -> None:
         )
 
 
+def model_name() -> str:
+    """The loaded model's name (a comparison may swap the model), else the shipped one's."""
+    return str(getattr(_MODEL, "name", minilm.NAME))
+
+
 def model() -> minilm.MiniLM:
     """Load the packaged model once per process, strictly offline."""
     global _MODEL
@@ -73,7 +78,7 @@ def embed(
     With `at_most`, do nothing when more than that many are missing."""
     import numpy as np
 
-    todo = vectors.missing(conn)
+    todo = vectors.missing(conn, model_name())
     if not todo or (at_most is not None and len(todo) > at_most):
         return 0
     encoder = model()
@@ -102,7 +107,7 @@ def vector_ranking(
     """(id, cosine) of learnings whose cached vector is current, best first."""
     import numpy as np
 
-    current = vectors.current(conn, statuses)
+    current = vectors.current(conn, statuses, model_name())
     if not current:
         return []
     matrix = np.frombuffer(b"".join(v for _, v in current), dtype=np.float32).reshape(

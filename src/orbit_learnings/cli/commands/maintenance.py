@@ -65,7 +65,8 @@ def _embed(ws: Workspace, *, quiet: bool) -> int:
         from rich.progress import Progress
 
         with Progress(transient=True) as bar:
-            task = bar.add_task("embedding learnings", total=len(vectors.missing(fresh.conn)))
+            todo = len(vectors.missing(fresh.conn, semantic.model_name()))
+            task = bar.add_task("embedding learnings", total=todo)
             return semantic.embed(fresh.conn, lambda done, _: bar.update(task, completed=done))
 
 
