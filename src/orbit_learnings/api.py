@@ -25,8 +25,10 @@ def search_learnings(
     root: str | None = None,
     session_id: str | None = None,
     max_tokens: int | None = None,
+    task_text: str = "",
 ) -> list[dict[str, Any]]:
-    """Active learnings for these paths and tags, best first, as `inject --format json` gives."""
+    """Active learnings for these paths and tags, best first, as `inject --format json` gives;
+    `task_text` (the task's title and description) ranks them by what the task is about."""
     ws = find_workspace(root)
     chosen = inject.select(
         ws,
@@ -35,5 +37,6 @@ def search_learnings(
         session_id=inject.session_from_env(session_id),
         max_tokens=max_tokens,
         layer="api",
+        task_text=task_text,
     )
     return [inject.hit_summary(h) for h in chosen.hits]

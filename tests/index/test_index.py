@@ -372,3 +372,19 @@ def test_votes_are_reread_only_when_their_sidecar_changed(
     counts = {h.id: h.vote_count for h in queries.list_learnings(ws).hits}
     assert counts == {"L-0001": 1, "L-0002": 2}
     assert read == ["L-0002"]
+
+
+def test_vectors_of_another_model_are_stale_not_compared(workspace: Path) -> None:
+    """A store embedded by one model and read by another (a personal store, a model
+    upgrade) must re-embed, never multiply vectors of two dimensions."""
+    from orbit_learnings.index import vectors
+
+    ws = Workspace(workspace)
+    add(ws, "Cache keys include the tenant")
+    with index.open_fresh(ws) as fresh:
+        ((learning_id, digest, _),) = vectors.missing(fresh.conn, "model-a")
+        vectors.store(fresh.conn, [(learning_id, digest, b"\0" * 16)])
+        assert vectors.missing(fresh.conn, "model-a") == []
+        assert [i for i, _ in vectors.current(fresh.conn, ("active",), "model-a")] == [learning_id]
+        assert vectors.current(fresh.conn, ("active",), "model-b") == []
+        assert [i for i, _, _ in vectors.missing(fresh.conn, "model-b")] == [learning_id]

@@ -112,6 +112,8 @@ def test_load_filter_search_and_path_lookup(page: object) -> None:
     page.select_option("[data-testid=tag]", "")  # type: ignore[attr-defined]
     page.fill("[data-testid=search]", "redis")  # type: ignore[attr-defined]
     assert wait_rows(page, lambda ids: ids[:1] == ["L-0005"])[0] == "L-0005"
+    badge = page.inner_text("[data-testid=row] [data-testid=match]")  # type: ignore[attr-defined]
+    assert badge.startswith("match 0.") or badge == "match 1.00"
     page.fill("[data-testid=search]", "")  # type: ignore[attr-defined]
     page.fill("[data-testid=path]", "services/billing/tax.py")  # type: ignore[attr-defined]
     assert set(wait_rows(page, lambda ids: len(ids) == 2)) == {"L-0003", "L-0014"}

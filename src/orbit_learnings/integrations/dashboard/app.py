@@ -130,6 +130,7 @@ class Api:
         return overview, stale
 
     def list_learnings(self, request: Request) -> Response:  # sync: run in a worker thread
+        from orbit_learnings.retrieval.confidence import THRESHOLD as CONFIDENT_MATCH
         from orbit_learnings.store.feedback import confidence_for
 
         limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
@@ -149,6 +150,7 @@ class Api:
             {
                 "results": rows,
                 "matching": len(hits),
+                "confident_match": CONFIDENT_MATCH,
                 "offset": offset,
                 "limit": limit,
                 "stats": overview,

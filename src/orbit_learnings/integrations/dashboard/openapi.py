@@ -23,6 +23,8 @@ _LEARNING_ROW = {
         "status": {"type": "string"},
         "vote_count": {"type": "integer"},
         "confidence": {"type": "number"},
+        "match_confidence": {"type": "number"},  # text search only
+        "score": {"type": "number"},
         "stale": {"type": "array", "items": {"type": "string"}},
     },
 }
@@ -64,6 +66,7 @@ OPENAPI: dict[str, Any] = {
                             "properties": {
                                 "results": {"type": "array", "items": _LEARNING_ROW},
                                 "matching": {"type": "integer"},
+                                "confident_match": {"type": "number"},
                                 "offset": {"type": "integer"},
                                 "limit": {"type": "integer"},
                                 "stats": {
