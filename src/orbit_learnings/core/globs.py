@@ -1,7 +1,10 @@
 """Compiling scope globs with pathspec, done once at write/index time.
 
-The hot path never imports pathspec: the index stores each glob's regex and its
-literal leading directory (the anchor) so lookups only need `re` and SQLite.
+The dialect is gitignore's (what `git check-ignore` does, tested against git itself)
+plus brace groups, `**/*.{ts,tsx}`, which Cursor, Copilot and Claude rules use: each
+expansion is compiled by pathspec and the regexes are joined. The hot path never
+imports pathspec: the index stores each glob's regex and its literal leading
+directory (the anchor) so lookups only need `re` and SQLite.
 """
 
 from __future__ import annotations
@@ -10,7 +13,14 @@ import re
 from dataclasses import dataclass
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.core.matching import ANY_SEGMENTS, GLOB_CHARS, MAX_SEGMENT_CHARS, compiled
+from orbit_learnings.core.matching import (
+    ANY_SEGMENTS,
+    GLOB_CHARS,
+    MAX_SEGMENT_CHARS,
+    compiled,
+    expand_braces,
+    first_brace_group,
+)
 
 
 @dataclass(frozen=True)
@@ -25,28 +35,114 @@ class InvalidGlob(OrbitError):
     pass
 
 
-def compile_glob(glob: str) -> CompiledGlob:
-    """Translate one gitignore-style scope glob; refuse ones that can never match."""
-    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+_POSIX_CLASS = re.compile(r"\[:[a-z]*:\]")
+_BACKSLASH_IN_CLASS = re.compile(r"(?<!\\)\[[^\]]*\\")  # `[\]]`, `[\-_]`
 
+
+def compile_glob(glob: str) -> CompiledGlob:
+    """Translate one scope glob (gitignore's dialect plus `{a,b}`); refuse ones that can
+    never match or that the dialect cannot honour, with the reason."""
     text = glob.strip()
     if not text or text.startswith(("#", "!")):
         raise InvalidGlob(f"invalid scope glob {glob!r}: empty, comment or negation")
-    reason = _never_matches(text)
+    plain = text.replace("\\/", "/")  # git reads an escaped slash as a slash
+    if not plain.strip("/"):
+        raise InvalidGlob(f"invalid scope glob {glob!r}: names no path ('**' means every path)")
+    if _BACKSLASH_IN_CLASS.search(plain):
+        raise InvalidGlob(
+            f"invalid scope glob {glob!r}: a backslash inside [...] is not supported; "
+            "put ']' first or '-' last in the class instead"
+        )
+    if _POSIX_CLASS.search(plain):
+        raise InvalidGlob(
+            f"invalid scope glob {glob!r}: POSIX classes such as [[:digit:]] are not "
+            "supported; write a range such as [0-9]"
+        )
+    try:
+        expansions = expand_braces(plain)
+    except ValueError as exc:
+        raise InvalidGlob(f"invalid scope glob {glob!r}: {exc}") from None
+    regexes = [_regex(glob, expansion) for expansion in expansions]
+    regex = regexes[0] if len(regexes) == 1 else "|".join(f"(?:{r})" for r in regexes)
+    anchor = _common_anchor([_anchor(e) for e in expansions])
+    return CompiledGlob(text, regex, anchor, sql_prefilter(_braces_as_stars(plain)))
+
+
+def _regex(glob: str, expansion: str) -> str:
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+    reason = _never_matches(expansion)
     if reason:
         raise InvalidGlob(f"invalid scope glob {glob!r}: {reason}")
+    if expansion.endswith("/**/") and expansion != "/**/":
+        expansion = expansion[:-4] + "/*/"  # git: a folder *below* it, not the folder itself
     try:
-        regex, include = GitIgnoreBasicPattern.pattern_to_regex(text)
-    except ValueError:  # pathspec's GitIgnorePatternError, e.g. for `\\/`
+        regex, include = GitIgnoreBasicPattern.pattern_to_regex(expansion)
+    except ValueError:  # pathspec's GitIgnorePatternError
         raise InvalidGlob(f"invalid scope glob {glob!r}: not a gitignore pattern") from None
     if regex is None or not include:
         raise InvalidGlob(f"invalid scope glob {glob!r}")
-    if "[" in text:  # only a class (`[z-a]`) can make pathspec's regex invalid; compiling
+    regex = _as_git_reads_it(str(regex))
+    if "[" in expansion:  # only a class (`[z-a]`) can make pathspec's regex invalid; compiling
         try:  # every glob would add ~70 us each to a full index build
             compiled(regex)
         except re.error as exc:
             raise InvalidGlob(f"invalid scope glob {glob!r}: {exc.msg}") from None
-    return CompiledGlob(text, regex, _anchor(text), sql_prefilter(text))
+    return str(regex)
+
+
+_LONE_STAR_END = "[^/]+/?$"
+
+
+def _as_git_reads_it(regex: str) -> str:
+    """Two places where pathspec's regex and git part ways (git's wildmatch vectors show
+    both): a negated class never matches `/` in git, and `foo/*` matches the folders in
+    `foo` too, so, as with any pattern that matches a folder, everything below them."""
+    if regex.endswith(_LONE_STAR_END):
+        regex = regex[: -len(_LONE_STAR_END)] + "[^/]+(?:/|$)"
+    return _slash_out_of_negated_classes(regex)
+
+
+def _slash_out_of_negated_classes(regex: str) -> str:
+    out, i = [], 0
+    while i < len(regex):
+        if regex[i] == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if regex.startswith("[^", i):
+            end = i + 2 + (regex[i + 2 : i + 3] == "]")  # a leading `]` is a member
+            while end < len(regex) and regex[end] != "]":
+                end += 2 if regex[end] == "\\" else 1
+            body = regex[i + 2 : end]
+            guard = "" if body == "/" else "(?!/)"  # a lookahead leaves the class untouched
+            out.append(guard + "[^" + body + "]")
+            i = end + 1
+            continue
+        out.append(regex[i])
+        i += 1
+    return "".join(out)
+
+
+def _common_anchor(anchors: list[str]) -> str:
+    """The literal folders every expansion starts with ("" when they differ at the top)."""
+    common = anchors[0].split("/")[:-1] if anchors[0] else []
+    for anchor in anchors[1:]:
+        parts = anchor.split("/")[:-1] if anchor else []
+        size = 0
+        while size < min(len(common), len(parts)) and common[size] == parts[size]:
+            size += 1
+        common = common[:size]
+    return "/".join(common) + "/" if common else ""
+
+
+def _braces_as_stars(glob: str) -> str:
+    """Each brace group as `*`: the SQL prefilter only has to match a superset."""
+    while True:
+        start, end, _ = first_brace_group(glob)
+        if start < 0:
+            return glob
+        glob = glob[:start] + "*" + glob[end + 1 :]
 
 
 def sql_prefilter(glob: str) -> str:

@@ -49,12 +49,80 @@ def is_glob(text: str) -> bool:
     return any(ch in GLOB_CHARS for ch in text)
 
 
+MAX_EXPANSIONS = 64  # `{a,b}{c,d}...` grows as a product: more is a mistake, not a scope
+
+
+@lru_cache(maxsize=4096)
+def expand_braces(glob: str) -> tuple[str, ...]:
+    r"""`**/*.{ts,tsx}` -> (`**/*.ts`, `**/*.tsx`); nested groups expand too.
+
+    Braces are the one extension to gitignore's dialect (Cursor, Copilot and Claude
+    rules use them). A group needs a comma at its own level; `\{` is a literal brace,
+    and so is an unmatched one. More than `MAX_EXPANSIONS` results raise ValueError.
+    """
+    start, end, parts = first_brace_group(glob)
+    if start < 0:
+        return (glob,)
+    out: list[str] = []
+    for part in parts:
+        for tail in expand_braces(glob[:start] + part + glob[end + 1 :]):
+            if tail not in out:
+                out.append(tail)
+            if len(out) > MAX_EXPANSIONS:
+                raise ValueError(f"expands to more than {MAX_EXPANSIONS} globs")
+    return tuple(out)
+
+
+def first_brace_group(glob: str) -> tuple[int, int, list[str]]:
+    """(start, end, alternatives) of the first brace group with a top-level comma."""
+    i = 0
+    while i < len(glob):
+        if glob[i] == "\\":
+            i += 2
+            continue
+        if glob[i] == "{":
+            end, parts = _group_at(glob, i)
+            if end >= 0 and len(parts) > 1:
+                return i, end, parts
+        i += 1
+    return -1, -1, []
+
+
+def _group_at(glob: str, start: int) -> tuple[int, list[str]]:
+    depth, i, piece_start = 0, start, start + 1
+    parts: list[str] = []
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(glob[piece_start:i])
+                return i, parts
+        elif ch == "," and depth == 1:
+            parts.append(glob[piece_start:i])
+            piece_start = i + 1
+        i += 1
+    return -1, []
+
+
+_FILE_PATTERN = re.compile(r"\.[A-Za-z0-9_-]+$")  # ends in a literal extension: `*.py`, `x.test.ts`
 MAX_QUERY_CHARS = 1024  # a path or glob longer than any real one: refused, not matched
 MAX_SEGMENT_CHARS = 255  # no file system allows a longer name; the matchers rely on it
 
 
-def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
-    """Classify a repo-relative query; folders end in `/` or name an existing directory."""
+def make_query(
+    repo_relative: str, *, is_directory: bool = False, literal: bool = False
+) -> PathQuery:
+    """Classify a repo-relative query; folders end in `/` or name an existing directory.
+
+    `literal`: the text is a file's path even if it holds `[`, `*` or `?` (`[slug]` route
+    folders): paths from agents, hooks and existing files are never read as globs.
+    """
     from orbit_learnings.core.errors import UsageError
 
     text = repo_relative
@@ -67,18 +135,23 @@ def make_query(repo_relative: str, *, is_directory: bool = False) -> PathQuery:
         parts = tuple(p for p in folder.split("/") if p) if folder else ()
         segments = (*parts, "*", ANY_SEGMENTS)
         return PathQuery(folder + "/" if folder else "", is_pattern=True, segments=segments)
-    if is_glob(text):
-        return PathQuery(text, is_pattern=True, segments=_collapse(tuple(text.split("/"))))
+    if is_glob(text) and not literal:
+        parts = tuple(text.rstrip("/").split("/"))
+        if not _FILE_PATTERN.search(parts[-1]):
+            # A query glob also reaches into the folders it matches: `crates/orbit-*` covers
+            # `crates/orbit-engine/Cargo.toml` as `crates/orbit-engine/` would; `*.txt`
+            # (a literal extension) names files only.
+            parts = (*parts, ANY_SEGMENTS)
+        return PathQuery(text, is_pattern=True, segments=_collapse(parts))
     return PathQuery(text, is_pattern=False, segments=tuple(text.split("/")))
 
 
 def learning_glob_segments(glob: str) -> tuple[Segment, ...]:
     """Segment model of a gitignore-style scope glob.
 
-    Mirrors pathspec's gitignore rules: a pattern with no inner slash floats to
-    any depth, a pattern also covers everything below a matching folder (except
-    one ending in a lone `*`), a trailing `/` or `/**` requires at least one
-    more segment.
+    Mirrors git's gitignore rules: a pattern with no inner slash floats to any
+    depth, a pattern also covers everything below a matching folder (`foo/*` too),
+    a trailing `/` or `/**` requires at least one more segment.
     """
     text = glob.strip()
     anchored = text.startswith("/")
@@ -96,8 +169,6 @@ def learning_glob_segments(glob: str) -> tuple[Segment, ...]:
         segments += [*parts[:-1], "*", ANY_SEGMENTS]
     elif dir_only:
         segments += [*parts, "*", ANY_SEGMENTS]
-    elif parts[-1] == "*":  # pathspec: a final lone star matches one level, no descendants
-        segments += parts
     else:
         segments += [*parts, ANY_SEGMENTS]
     return _collapse(tuple(segments))
@@ -115,7 +186,17 @@ def _collapse(segments: tuple[Segment, ...]) -> tuple[Segment, ...]:
 @lru_cache(maxsize=4096)
 def globs_overlap(learning_glob: str, query_segments: tuple[Segment, ...]) -> bool:
     """True when some path could match both the learning glob and the query."""
-    return _segments_overlap(learning_glob_segments(learning_glob), query_segments)
+    return any(
+        _segments_overlap(learning_glob_segments(glob), query_segments)
+        for glob in _expansions(learning_glob)
+    )
+
+
+def _expansions(glob: str) -> tuple[str, ...]:
+    try:
+        return expand_braces(glob.replace("\\/", "/"))
+    except ValueError:  # refused at write time; a hand edit matches nothing rather than fail
+        return ()
 
 
 def _segments_overlap(a: tuple[Segment, ...], b: tuple[Segment, ...]) -> bool:
@@ -281,7 +362,8 @@ def path_matches(regex: str, path: str, glob: str | None = None) -> bool:
     the backtracking regex engine.
     """
     if glob is not None and is_heavy(glob):
-        return _segments_overlap(learning_glob_segments(glob), literal_segments(path))
+        target = literal_segments(path)
+        return any(_segments_overlap(learning_glob_segments(g), target) for g in _expansions(glob))
     return compiled(regex).search(path) is not None
 
 

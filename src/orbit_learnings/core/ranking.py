@@ -95,14 +95,14 @@ def glob_specificity(glob: str, path: str) -> float:
     Injection ranks by it: the learning about this very file beats the one about
     every Python file, whatever their votes.
     """
-    if not any(ch in glob for ch in "*?[") and glob.strip("/") == path.strip("/"):
+    if not any(ch in glob for ch in "*?[{") and glob.strip("/") == path.strip("/"):
         return 1.0
     depth = max(path.strip("/").count("/") + 1, 1)
     literal = 0.0
     for segment in glob.strip("/").split("/"):
         if segment == "**":
             continue
-        if any(ch in segment for ch in "*?["):
+        if any(ch in segment for ch in "*?[{"):
             literal += 0.25 if segment.strip("*?") else 0.0
         else:
             literal += 1.0

@@ -21,6 +21,7 @@ from orbit_learnings.store.layout import (
 )
 from orbit_learnings.store.votes import read_votes
 from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.yamlio import line_containing
 
 KINDS = (
     "yaml",
@@ -111,7 +112,7 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
                 try:
                     compile_glob(glob)
                 except InvalidGlob as exc:
-                    line = _line_containing(text, glob)
+                    line = line_containing(text, glob)
                     problems.append(Problem(path, line, exc.message, learning.id, "glob"))
         votes_display = ws.relative(os.path.join(entry.path, VOTES_FILE))
         problems.extend(read_votes(ws.bundle_dir(entry.name), entry.name, votes_display)[1])
@@ -145,10 +146,6 @@ def _tracked_state(ws: Workspace) -> list[Problem]:
     return [Problem(path, 1, fix, None, "tracked-state") for path in out.split("\0") if path]
 
 
-def _line_containing(text: str, needle: str) -> int:
-    return next((n for n, line in enumerate(text.splitlines(), 1) if needle in line), 1)
-
-
 def _declared_id(item: _Parsed) -> str | None:
     if item.learning is not None:
         return item.learning.id
@@ -172,7 +169,7 @@ def _duplicate_ids(parsed: list[_Parsed]) -> list[Problem]:
                 problems.append(
                     Problem(
                         item.path,
-                        _line_containing(item.text, "id:"),
+                        line_containing(item.text, "id:"),
                         f"duplicate id {declared} (declared in {where})",
                         declared,
                         "duplicate-id",
@@ -193,7 +190,7 @@ def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
         ):
             if target is None:
                 continue
-            line = _line_containing(item.text, f"{key}:")
+            line = line_containing(item.text, f"{key}:")
             other = records.get(target)
             if other is None or other.learning is None:
                 problems.append(

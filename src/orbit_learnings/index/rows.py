@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class Loaded:
     """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
 
-    __slots__ = ("folder", "problems", "record", "votes", "votes_signature")
+    __slots__ = ("folder", "problems", "record", "text", "votes", "votes_signature")
 
     def __init__(self, folder: str, record: Any, votes: list[Any], problems: list[Problem]) -> None:
         self.folder = folder
@@ -34,6 +34,7 @@ class Loaded:
         self.votes = votes
         self.problems = problems
         self.votes_signature = ("-", "-")  # (current, storable)
+        self.text = ""  # the learning.yaml as read, for problems' line numbers
 
 
 def load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -68,6 +69,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
     loaded = Loaded(folder, record, votes, vote_problems)
     loaded.votes_signature = votes_sig
+    loaded.text = text
     return loaded
 
 
@@ -152,23 +154,30 @@ def insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
     )
     problems = list(loaded.problems)
     if loaded.record is not None:
-        problems += _insert_record(conn, loaded.record, loaded.votes)
+        problems += _insert_record(conn, loaded.record, loaded.votes, loaded.text)
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],
     )
 
 
-def _insert_record(conn: sqlite3.Connection, record: Learning, votes: list[Any]) -> list[Problem]:
-    """The record's rows; a glob that does not compile is skipped and reported."""
+def _insert_record(
+    conn: sqlite3.Connection, record: Learning, votes: list[Any], text: str = ""
+) -> list[Problem]:
+    """The record's rows; a glob that does not compile is skipped and reported, with the
+    line it is on."""
     from orbit_learnings.core.globs import InvalidGlob, compile_glob
+    from orbit_learnings.store.yamlio import line_containing
 
     compiled, problems = [], []
     for glob in record.paths:
         try:
             compiled.append(compile_glob(glob))
         except InvalidGlob as exc:
-            problems.append(Problem(bundle_display(record.id), 1, exc.message, record.id, "glob"))
+            line = line_containing(text, glob.strip())
+            problems.append(
+                Problem(bundle_display(record.id), line, exc.message, record.id, "glob")
+            )
     payload = record.to_dict()
     payload["extra"] = _jsonable(dict(record.extra))
     rowid = conn.execute(

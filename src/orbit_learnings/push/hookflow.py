@@ -21,6 +21,7 @@ from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
 from orbit_learnings.push.toolpaths import repo_path, search_paths, shell_paths
+from orbit_learnings.retrieval.queries import GLOB_PREFIX
 from orbit_learnings.store.workspace import Workspace
 
 MAX_CONTEXT_CHARS = 4000  # far below the 10,000-character hook output caps
@@ -108,7 +109,7 @@ def _first_text(data: dict[str, object], keys: tuple[str, ...]) -> str | None:
 def _one_path(ws: Workspace, value: str, pattern: str | None, cwd: str | None) -> list[str]:
     if pattern:
         return search_paths(ws, value, pattern, cwd=cwd)
-    path = repo_path(ws, value, cwd=cwd)
+    path = repo_path(ws, value, cwd=cwd, literal=True)
     return [path] if path else []
 
 
@@ -146,12 +147,14 @@ def context_for_paths(
         trigger=trigger,
         cwd=ws.root_dir,  # the paths are repo-relative already
         record=record,
+        literal_paths=True,  # an agent names files: `[slug]` is a folder, not a class
     )
     return context_text(paths, chosen.hits) if chosen.hits else ""
 
 
 def context_text(paths: list[str], hits: list[Hit]) -> str:
-    where = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
+    shown = [p.removeprefix(GLOB_PREFIX) for p in paths[:3]]
+    where = ", ".join(shown) + (", …" if len(paths) > 3 else "")
     lines = [f"Project learnings (.orbit/learnings) whose scope matches {printable(where)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")

@@ -126,6 +126,7 @@ def select(
     min_confidence: float | None = None,
     task_text: str = "",
     exclude: Collection[str] = (),
+    literal_paths: bool = False,
 ) -> Injection:
     """Rank by relevance to the task, then apply dedup, the per-call cap, the session cap
     and the token budget.
@@ -136,7 +137,8 @@ def select(
     per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
     if not scope and not task_text.strip():
         return Injection([], session_id, {})
-    ranked = [h for h in tasks.rank_for_task(ws, scope, task_text, cwd=cwd) if h.id not in exclude]
+    candidates = tasks.rank_for_task(ws, scope, task_text, cwd=cwd, literal_paths=literal_paths)
+    ranked = [h for h in candidates if h.id not in exclude]
     if min_confidence is not None:
         from orbit_learnings.store.feedback import confidence_for
 

@@ -84,6 +84,7 @@ def attach_learnings(
             trigger={"paths": paths},
             cwd=ws.root_dir,  # the paths are repo-relative already
             exclude=set(exclude),
+            literal_paths=True,  # paths found in tool arguments and results name files
         )
         learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits]
     return {**result, "learnings": learnings}

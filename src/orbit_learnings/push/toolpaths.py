@@ -15,6 +15,7 @@ import re
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.matching import is_glob
+from orbit_learnings.retrieval.queries import GLOB_PREFIX
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
 MAX_PATHS = 20
@@ -35,13 +36,24 @@ _VALUED: dict[str, set[str]] = {
 }
 
 
-def repo_path(ws: Workspace, token: str, *, cwd: str | None = None) -> str | None:
-    """`token` as a repo-relative file or folder path, or None when it is not one."""
-    token = token.strip().lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
-    if not token or token.startswith(("-", "http:", "https:")) or is_glob(token):
+def repo_path(
+    ws: Workspace, token: str, *, cwd: str | None = None, literal: bool = False
+) -> str | None:
+    """`token` as a repo-relative file or folder path, or None when it is not one.
+
+    `literal`: the token comes from a field that always holds a path (`file_path`), so
+    `web/app/[slug]/page.tsx` is that file even before it exists. A shell word with
+    glob characters counts only when a file of that very name exists.
+    """
+    token = token.strip()
+    if not literal:  # a word of prose or a shell line: shed the quotes and brackets around it
+        token = token.lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
+    if not token or token.startswith(("-", "http:", "https:")):
         return None
     base = cwd or ws.root_dir
     exists = os.path.exists(os.path.join(base, token))
+    if is_glob(token) and not (literal or exists):
+        return None
     looks_like_file = ("/" in token or "\\" in token) and bool(_HAS_EXTENSION.search(token))
     if not exists and not looks_like_file:
         return None
@@ -122,8 +134,8 @@ def search_paths(
     ws: Workspace, path: str | None, pattern: str | None, *, cwd: str | None
 ) -> list[str]:
     """What a search or glob tool looks at: its folder, narrowed by a glob pattern if any."""
-    base = repo_path(ws, path, cwd=cwd) if path else None
+    base = repo_path(ws, path, cwd=cwd, literal=True) if path else None
     if pattern and is_glob(pattern) and not os.path.isabs(pattern):
         prefix = f"{base.rstrip('/')}/" if base else ""
-        return [prefix + pattern]
+        return [GLOB_PREFIX + prefix + pattern]  # the one place a hook's path is a pattern
     return [base] if base else []

@@ -42,19 +42,35 @@ def parse_status(value: str | None, *, include_all: bool = False) -> tuple[str, 
     return STATUSES if raw == "all" else (raw,)
 
 
+GLOB_PREFIX = (
+    "glob:"  # `--path 'glob:web/[ab]*'` reads the text as a glob even if a file has that name
+)
+
+
 def resolve_queries(
-    ws: Workspace, raw_paths: Sequence[str], cwd: str | os.PathLike[str] | None = None
+    ws: Workspace,
+    raw_paths: Sequence[str],
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    literal: bool = False,
 ) -> list[matching.PathQuery]:
-    """Normalise user paths (relative to cwd, absolute, Windows) into match queries."""
+    """Normalise user paths (relative to cwd, absolute, Windows) into match queries.
+
+    A path that names an existing file or folder is that path, even with `[`, `*` or `?`
+    in it (`web/app/[slug]/page.tsx`); so is every path when `literal` (agents and hooks
+    name files, never patterns). Otherwise glob characters make a glob, and a
+    `glob:` prefix forces that reading.
+    """
     queries = []
     for raw in raw_paths:
-        relative = to_repo_relative(ws, raw, cwd)
-        is_dir = (
-            bool(relative)
-            and not matching.is_glob(relative)
-            and os.path.isdir(os.path.join(ws.root_dir, relative))
+        forced_glob = raw.startswith(GLOB_PREFIX)
+        relative = to_repo_relative(ws, raw.removeprefix(GLOB_PREFIX), cwd)
+        on_disk = os.path.join(ws.root_dir, relative)
+        is_dir = bool(relative) and not forced_glob and os.path.isdir(on_disk)
+        is_literal = not forced_glob and (
+            literal or is_dir or (matching.is_glob(relative) and os.path.lexists(on_disk))
         )
-        queries.append(matching.make_query(relative, is_directory=is_dir))
+        queries.append(matching.make_query(relative, is_directory=is_dir, literal=is_literal))
     return queries
 
 
@@ -104,16 +120,17 @@ def list_learnings(
     limit: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
     level: str | None = "all",
+    literal_paths: bool = False,
 ) -> Result:
     """Learnings whose scope matches any path or tag (all of them when neither is given).
 
     Reads the project store and, unless `level` says otherwise, the personal store;
-    paths are always resolved against the project.
+    paths are always resolved against the project (`literal_paths`: see `resolve_queries`).
     """
     from orbit_learnings.store import levels
 
     statuses = parse_status(status)
-    queries = resolve_queries(ws, scope.paths, cwd)
+    queries = resolve_queries(ws, scope.paths, cwd, literal=literal_paths)
     hits: list[Hit] = []
     warnings: list[Problem] = []
     for store_ws in levels.stores(ws, levels.check_level(level)):

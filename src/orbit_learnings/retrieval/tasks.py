@@ -56,9 +56,17 @@ def rank_for_task(
     text: str = "",
     *,
     cwd: str | os.PathLike[str] | None = None,
+    literal_paths: bool = False,
 ) -> list[Hit]:
-    """Active learnings for a task, best first, each with its task score (see `drop_weak`)."""
-    scoped = queries.list_learnings(ws, scope, status="active", cwd=cwd).hits if scope else []
+    """Active learnings for a task, best first, each with its task score (see `drop_weak`).
+    `literal_paths`: the scope's paths are files (from an agent), never globs."""
+    scoped = (
+        queries.list_learnings(
+            ws, scope, status="active", cwd=cwd, literal_paths=literal_paths
+        ).hits
+        if scope
+        else []
+    )
     candidates = {h.id: h for h in scoped}
     words = f"{text}\n{words_of_files(scope.paths)}".strip() if text.strip() else ""
     text_scores: dict[str, float] = {}

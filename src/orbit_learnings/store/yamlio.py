@@ -269,3 +269,9 @@ def line_of(text: str, key_path: tuple[str | int, ...]) -> int:
         except (AttributeError, KeyError, IndexError, TypeError):
             return line
     return line
+
+
+def line_containing(text: str, needle: str) -> int:
+    """The 1-based line where `needle` first appears (1 if nowhere): where a problem with
+    a value, such as a glob that does not compile, is reported."""
+    return next((n for n, line in enumerate(text.splitlines(), 1) if needle in line), 1)

@@ -60,8 +60,8 @@ def test_commands_are_never_run(ws: Workspace, tmp_path: Path) -> None:
 def test_search_and_glob_inputs(ws: Workspace) -> None:
     root = ws.root_dir
     assert search_paths(ws, f"{root}/src", None, cwd=root) == ["src"]
-    assert search_paths(ws, "src", "**/*.py", cwd=root) == ["src/**/*.py"]
-    assert search_paths(ws, None, "*.md", cwd=root) == ["*.md"]
+    assert search_paths(ws, "src", "**/*.py", cwd=root) == ["glob:src/**/*.py"]
+    assert search_paths(ws, None, "*.md", cwd=root) == ["glob:*.md"]
     assert search_paths(ws, None, None, cwd=root) == []
 
 
