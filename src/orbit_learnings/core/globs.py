@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.matching import (
     ANY_SEGMENTS,
     GLOB_CHARS,
@@ -31,8 +31,9 @@ class CompiledGlob:
     sql_glob: str  # a SQLite GLOB pattern matching a superset of what `regex` matches
 
 
-class InvalidGlob(OrbitError):
-    pass
+class InvalidGlob(UsageError):
+    """A scope glob that can never match, or that the dialect cannot honour (exit 2 when
+    typed; a problem with file and line when found in a learning.yaml)."""
 
 
 _POSIX_CLASS = re.compile(r"\[:[a-z]*:\]")

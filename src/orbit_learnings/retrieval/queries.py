@@ -42,9 +42,8 @@ def parse_status(value: str | None, *, include_all: bool = False) -> tuple[str, 
     return STATUSES if raw == "all" else (raw,)
 
 
-GLOB_PREFIX = (
-    "glob:"  # `--path 'glob:web/[ab]*'` reads the text as a glob even if a file has that name
-)
+GLOB_PREFIX = "glob:"  # `--path 'glob:web/[ab]*'`: a glob even if a file has that name
+LITERAL_PREFIX = "literal:"  # `--path 'literal:web/app/[slug]/new.tsx'`: a path, even if new
 
 
 def resolve_queries(
@@ -58,17 +57,20 @@ def resolve_queries(
 
     A path that names an existing file or folder is that path, even with `[`, `*` or `?`
     in it (`web/app/[slug]/page.tsx`); so is every path when `literal` (agents and hooks
-    name files, never patterns). Otherwise glob characters make a glob, and a
-    `glob:` prefix forces that reading.
+    name files, never patterns). Otherwise glob characters make a glob. A `glob:` or
+    `literal:` prefix forces either reading.
     """
     queries = []
     for raw in raw_paths:
         forced_glob = raw.startswith(GLOB_PREFIX)
-        relative = to_repo_relative(ws, raw.removeprefix(GLOB_PREFIX), cwd)
+        forced_literal = raw.startswith(LITERAL_PREFIX)
+        text = raw.removeprefix(GLOB_PREFIX).removeprefix(LITERAL_PREFIX)
+        relative = to_repo_relative(ws, text, cwd)
         on_disk = os.path.join(ws.root_dir, relative)
         is_dir = bool(relative) and not forced_glob and os.path.isdir(on_disk)
-        is_literal = not forced_glob and (
-            literal or is_dir or (matching.is_glob(relative) and os.path.lexists(on_disk))
+        is_literal = forced_literal or (
+            not forced_glob
+            and (literal or is_dir or (matching.is_glob(relative) and os.path.lexists(on_disk)))
         )
         queries.append(matching.make_query(relative, is_directory=is_dir, literal=is_literal))
     return queries

@@ -216,7 +216,7 @@ def test_check_names_every_link_and_derived_state_is_taken_back(
 def test_a_glob_with_a_newline_is_refused(store: Path, orbit: CliRunner) -> None:
     """It once reached an exported Cursor rule's front matter, adding keys of its own."""
     outcome = orbit("learning", "add", "--summary", "x", "--path", "src/**\nalwaysApply: true")
-    assert outcome.code == 1 and "control characters" in outcome.err
+    assert outcome.code == 2 and "control characters" in outcome.err
 
 
 def test_a_checkout_whose_state_cannot_be_written_still_answers(
