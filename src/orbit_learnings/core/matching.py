@@ -165,7 +165,9 @@ def learning_glob_segments(glob: str) -> tuple[Segment, ...]:
     if parts == [ANY_SEGMENTS]:  # "**" is everything; "**/" everything below the root
         return ("*", "*", ANY_SEGMENTS) if dir_only else ("*", ANY_SEGMENTS)
     segments: list[Segment] = [] if anchored else [ANY_SEGMENTS]
-    if parts[-1] == ANY_SEGMENTS:
+    if parts[-1] == ANY_SEGMENTS and dir_only:  # `src/**/`: the folders below src, so
+        segments += [*parts[:-1], "*", "*", ANY_SEGMENTS]  # what is inside them (git)
+    elif parts[-1] == ANY_SEGMENTS:
         segments += [*parts[:-1], "*", ANY_SEGMENTS]
     elif dir_only:
         segments += [*parts, "*", ANY_SEGMENTS]
