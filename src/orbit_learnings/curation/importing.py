@@ -1,9 +1,11 @@
-"""Import bullet points from other agents' instruction files as draft learnings.
+"""Import the rules of other agents' instruction files as learnings, keeping what they say.
 
-Reads CLAUDE.md / AGENTS.md (bullets under headings; the heading becomes a tag),
-`.cursor/rules/*.mdc` (front matter `globs:` becomes the path scope) and
-`.github/instructions/*.instructions.md` (`applyTo:`). Dry run by default;
-`--apply` creates them, skipping near-duplicates of existing learnings.
+Which files and how they are read is `curation.rulefiles`. Each rule becomes a draft
+with its file's scope, its whole text (wrapped lines joined, sub-items in the body) and
+its source as `file` evidence. Dry run by default; `--apply` creates them, skipping
+near-duplicates of existing learnings and of earlier rules in the same import. Two
+rules that name different commands or paths are never duplicates, however many words
+they share (`pnpm --filter web run lint` is not `... run typecheck`).
 """
 
 from __future__ import annotations
@@ -13,19 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orbit_learnings.core.errors import UsageError
+from orbit_learnings.core.model import Evidence
 from orbit_learnings.core.scope import Scope
+from orbit_learnings.curation.rulefiles import (
+    Skipped,
+    file_scope,
+    read_rules,
+    split_front_matter,
+)
 from orbit_learnings.retrieval.similar import find_similar
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
 
-_BULLET = re.compile(r"^\s{0,3}[-*+]\s+(?!\[[ xX]\])(.+?)\s*$")
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
-MIN_WORDS = 4
+_SPECIFIC = re.compile(r"`([^`]+)`|(\S+/\S+)|(\S+\.[A-Za-z]{1,5})\b")
 
 
 @dataclass
 class Candidate:
     summary: str
+    body: str
     paths: list[str]
     tags: list[str]
     source: str
@@ -36,6 +44,7 @@ class Candidate:
     def to_dict(self) -> dict[str, object]:
         return {
             "summary": self.summary,
+            "body": self.body,
             "paths": self.paths,
             "tags": self.tags,
             "source": f"{self.source}:{self.line}",
@@ -45,70 +54,82 @@ class Candidate:
 
 
 @dataclass
-class ImportPlan:
+class SourceFile:
+    """What one file yields: its candidates and what was left out, and why."""
+
+    display: str
+    paths: list[str]
     candidates: list[Candidate] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.display,
+            "paths": self.paths,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "skipped": [{"line": s.line, "text": s.text, "reason": s.reason} for s in self.skipped],
+        }
 
 
-def _front_matter(text: str) -> tuple[dict[str, str], str, int]:
-    if not text.startswith("---"):
-        return {}, text, 0
-    end = text.find("\n---", 3)
-    if end == -1:
-        return {}, text, 0
-    meta: dict[str, str] = {}
-    for line in text[3:end].strip().splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            meta[key.strip()] = value.strip().strip("'\"")
-    body_start = text.find("\n", end + 1) + 1
-    return meta, text[body_start:], text[:body_start].count("\n")
+@dataclass
+class ImportPlan:
+    files: list[SourceFile] = field(default_factory=list)
 
-
-def _globs(value: str) -> list[str]:
-    value = value.strip().strip("[]")
-    return [g.strip().strip("'\"") for g in value.split(",") if g.strip().strip("'\"")]
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for f in self.files for c in f.candidates]
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:30] or "imported"
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:30]
 
 
-def parse_file(path: Path, display: str) -> list[Candidate]:
+def parse_file(path: Path, display: str) -> SourceFile:
+    from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load
+
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {display}: {exc.strerror}") from None
-    meta, body, offset = _front_matter(text)
-    paths: list[str] = []
-    if path.name.endswith(".mdc"):
-        paths = _globs(meta.get("globs", ""))
-    elif path.name.endswith(".instructions.md"):
-        paths = [g for g in _globs(meta.get("applyTo", "")) if g not in ("**", "**/*")]
-    candidates = []
-    heading = path.stem.split(".")[0]
-    for number, line in enumerate(body.splitlines(), start=offset + 1):
-        head = _HEADING.match(line)
-        if head:
-            heading = head.group(1)
-            continue
-        bullet = _BULLET.match(line)
-        if not bullet:
-            continue
-        summary = re.sub(r"\s+", " ", bullet.group(1)).strip()
-        if len(summary.split()) < MIN_WORDS:
-            continue
-        tags = ["imported"] if paths else ["imported", _slug(heading)]
-        candidates.append(Candidate(summary, paths, tags, display, number))
-    return candidates
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise UsageError(f"cannot read {display}: {reason}") from None
+    front, body, offset = split_front_matter(text)
+    try:
+        meta = safe_load(front) if front.strip() else {}
+    except YamlSyntaxError as exc:
+        raise UsageError(f"{display}:{exc.line + 1}: {exc.message}") from None
+    paths = file_scope(display, meta if isinstance(meta, dict) else {})
+    source = SourceFile(display, paths)
+    rules, source.skipped = read_rules(body, offset + 1)
+    for rule in rules:
+        tags = ["imported", *([_slug(rule.heading)] if _slug(rule.heading) else [])]
+        source.candidates.append(
+            Candidate(rule.summary, rule.body, paths, tags, display, rule.line)
+        )
+    return source
+
+
+def specifics(text: str) -> set[str]:
+    """The commands, paths and file names a rule names."""
+    return {next(g for g in m.groups() if g) for m in _SPECIFIC.finditer(text)}
+
+
+def duplicate_of(ws: Workspace, candidate: Candidate) -> str | None:
+    """An existing learning that says the same thing about the same specifics."""
+    named = specifics(candidate.summary)
+    for similar in find_similar(ws, candidate.summary):
+        if specifics(similar.summary) == named:
+            return similar.id
+    return None
 
 
 def plan_import(ws: Workspace, files: list[Path]) -> ImportPlan:
     plan = ImportPlan()
     for path in files:
-        for candidate in parse_file(path, ws.relative(path) if path.is_absolute() else str(path)):
-            similar = find_similar(ws, candidate.summary)
-            candidate.duplicate_of = similar[0].id if similar else None
-            plan.candidates.append(candidate)
+        display = ws.relative(path)
+        source = parse_file(path, display)
+        for candidate in source.candidates:
+            candidate.duplicate_of = duplicate_of(ws, candidate)
+        plan.files.append(source)
     return plan
 
 
@@ -116,16 +137,16 @@ def apply_plan(ws: Workspace, plan: ImportPlan) -> ImportPlan:
     for candidate in plan.candidates:
         if candidate.duplicate_of:
             continue
-        similar = find_similar(ws, candidate.summary)  # earlier imports count too
-        if similar:
-            candidate.duplicate_of = similar[0].id
+        candidate.duplicate_of = duplicate_of(ws, candidate)  # earlier imports count too
+        if candidate.duplicate_of:
             continue
         learning = store.create_learning(
             ws,
             store.NewLearning(
                 summary=candidate.summary,
                 scope=Scope(candidate.paths, candidate.tags),
-                body=f"Imported from {candidate.source}:{candidate.line}.",
+                body=candidate.body,
+                evidence=[Evidence("file", f"{candidate.source}:{candidate.line}")],
             ),
         )
         candidate.created = learning.id

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from orbit_learnings.curation.importing import SourceFile
 
 from orbit_learnings.cli.options import (
     JsonFlag,
@@ -97,6 +100,23 @@ def export_command(
         info(f"removed stale {name}")
 
 
+def _preview_file(source: SourceFile) -> None:
+    scope = ", ".join(source.paths) or "everywhere"
+    new = sum(1 for c in source.candidates if not c.duplicate_of)
+    info(f"{source.display} (scope: {scope}): {new} learning(s), {len(source.skipped)} left out")
+    for c in source.candidates:
+        state = (
+            f"created {c.created}"
+            if c.created
+            else f"skip: like {c.duplicate_of}"
+            if c.duplicate_of
+            else "would create"
+        )
+        info(f"  {c.line}\t{state}\t{c.summary}")
+    for skipped in source.skipped:
+        info(f"  {skipped.line}\tleft out: {skipped.reason}\t{skipped.text}")
+
+
 def import_command(
     files: Annotated[
         list[Path], typer.Argument(metavar="FILE...", help="CLAUDE.md, AGENTS.md, *.mdc, ...")
@@ -105,12 +125,16 @@ def import_command(
     apply: Annotated[bool, typer.Option("--apply", help="Create them (default: dry run).")] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Turn bullet points of CLAUDE.md, AGENTS.md, Cursor or Copilot rules into learnings.
+    """Turn the rules of CLAUDE.md, AGENTS.md, Cursor, Copilot or Claude rule files into learnings.
+
+    Each rule keeps its file's scope (front-matter globs, applyTo or paths; a nested
+    AGENTS.md or CLAUDE.md its folder) and its whole text. The preview shows, per file,
+    what becomes a learning and what is left out and why.
 
     \b
     Examples:
-      orbit learning import CLAUDE.md                 # show what would be created
-      orbit learning import .cursor/rules/*.mdc --apply
+      orbit learning import CLAUDE.md web/AGENTS.md   # show what would be created
+      orbit learning import .cursor/rules/*.mdc .github/instructions/*.md --apply
     """
     from orbit_learnings.curation import importing
 
@@ -119,17 +143,15 @@ def import_command(
     if apply:
         importing.apply_plan(ws, plan)
     if json_out:
-        emit_json({"applied": apply, "candidates": [c.to_dict() for c in plan.candidates]})
-        return
-    for c in plan.candidates:
-        scope = ", ".join(c.paths) or ", ".join(c.tags)
-        state = (
-            f"created {c.created}"
-            if c.created
-            else f"skip: like {c.duplicate_of}"
-            if c.duplicate_of
-            else "would create"
+        emit_json(
+            {
+                "applied": apply,
+                "files": [f.to_dict() for f in plan.files],
+                "candidates": [c.to_dict() for c in plan.candidates],
+            }
         )
-        info(f"{c.source}:{c.line}\t{state}\t[{scope}] {c.summary}")
+        return
+    for source in plan.files:
+        _preview_file(source)
     if not apply and any(not c.duplicate_of for c in plan.candidates):
         info("Dry run: nothing written. Re-run with --apply to create them.")
