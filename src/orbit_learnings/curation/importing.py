@@ -20,6 +20,7 @@ from orbit_learnings.core.scope import Scope
 from orbit_learnings.curation.rulefiles import (
     Skipped,
     file_scope,
+    loose_front_matter,
     read_rules,
     split_front_matter,
 )
@@ -85,7 +86,7 @@ def _slug(text: str) -> str:
 
 
 def parse_file(path: Path, display: str) -> SourceFile:
-    from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load
+    from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load  # strict first
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -95,8 +96,8 @@ def parse_file(path: Path, display: str) -> SourceFile:
     front, body, offset = split_front_matter(text)
     try:
         meta = safe_load(front) if front.strip() else {}
-    except YamlSyntaxError as exc:
-        raise UsageError(f"{display}:{exc.line + 1}: {exc.message}") from None
+    except YamlSyntaxError:
+        meta = loose_front_matter(front)
     paths = file_scope(display, meta if isinstance(meta, dict) else {})
     source = SourceFile(display, paths)
     rules, source.skipped = read_rules(body, offset + 1)

@@ -12,8 +12,9 @@ Scope, from each tool's documented form:
 Commas split globs only outside braces (`**/*.{ts,tsx}` stays one glob); `**` and
 `**/*` mean global. The body is read as markdown blocks: every list item (bullet or
 numbered) is a rule, its wrapped lines joined and its sub-items kept as its body; a
-short prose paragraph that reads as an instruction is a rule too; code fences and task
-checkboxes are not. The heading above a rule is kept as its context.
+short prose paragraph is a rule too unless it introduces or describes ("This file…",
+a line ending in ':'); code fences and task checkboxes are not. The heading above a
+rule is kept as its context.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ _ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s")
-_INSTRUCTION = re.compile(
-    r"\b(must|never|always|do not|don't|should|avoid|prefer|use|keep|run|make sure)\b", re.I
+_DESCRIPTIVE = re.compile(  # a paragraph that introduces or describes, not instructs
+    r"^(this|these|the following|below|here|see|for more|note:|welcome|overview)\b", re.I
 )
 NESTED_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 GLOBAL_GLOBS = frozenset({"**", "**/*", "*", "/**"})
@@ -100,6 +101,25 @@ def file_scope(display: str, meta: dict[str, object]) -> list[str]:
     else:
         globs = []
     return [] if any(g in GLOBAL_GLOBS for g in globs) else globs
+
+
+def loose_front_matter(front: str) -> dict[str, object]:
+    """`key: value` lines and `- item` lists, for front matter strict YAML refuses: Cursor
+    writes `globs: **/*.{ts,tsx}` unquoted, which YAML reads as an alias."""
+    meta: dict[str, object] = {}
+    key = ""
+    for line in front.splitlines():
+        item = re.match(r"^\s+-\s+(.*)$", line)
+        if item and key:
+            existing = meta.get(key)
+            values = existing if isinstance(existing, list) else []
+            meta[key] = [*values, item.group(1).strip().strip("'\"")]
+            continue
+        name, sep, value = line.partition(":")
+        if sep and name.strip() and not name.startswith((" ", "\t")):
+            key = name.strip()
+            meta[key] = value.strip().strip("'\"")
+    return meta
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -181,7 +201,7 @@ class _Reader:
         text = _clean(" ".join(self.paragraph))
         self.paragraph = []
         words = len(text.split())
-        if words <= MAX_PROSE_WORDS and _INSTRUCTION.search(text):
+        if words <= MAX_PROSE_WORDS and not _DESCRIPTIVE.match(text) and not text.endswith(":"):
             self.keep(Rule(text, self.paragraph_line, self.heading))
         else:
             self.skipped.append(Skipped(self.paragraph_line, text[:80], "prose, not a rule"))
