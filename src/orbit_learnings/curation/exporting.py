@@ -60,6 +60,7 @@ def export_data(ws: Workspace, fmt: str, status: str) -> str:
 class RulesReport:
     written: list[str]
     removed: list[str]
+    left_out: int = 0  # tag-only learnings, not compiled into always-on rules
 
 
 def _slug(text: str) -> str:
@@ -67,72 +68,147 @@ def _slug(text: str) -> str:
 
 
 def _exportable(glob: str) -> bool:
-    """Whether a glob can go into front matter as it is: Cursor reads `globs:` unquoted and
-    comma-separated, so a newline (a hand-edited record) would add keys and a comma split it.
-    A glob that fails this is left out of the rule, as the index leaves it out of matching."""
+    """Whether a glob can go into front matter as it is: a newline (a hand-edited record)
+    would add keys. A glob that fails this is left out of the rule, as the index leaves
+    it out of matching."""
     from orbit_learnings.core.globs import InvalidGlob, compile_glob
 
     try:
         compile_glob(glob)
     except InvalidGlob:
         return False
-    return "," not in glob
+    return True
 
 
-def _rule_file(fmt: str, row: dict[str, Any]) -> tuple[str, str]:
-    folder, suffix = RULE_DIRS[fmt]
-    scope = row["scope"]
-    paths = [glob for glob in scope["paths"] if _exportable(glob)]
-    name = f"{folder}/orbit-{row['id']}-{_slug(str(row['summary']))}{suffix}"
-    body = f"{row['summary']}\n\n{str(row.get('body') or '').rstrip()}\n".rstrip() + "\n"
+def _scope_of(fmt: str, row: dict[str, Any]) -> tuple[str, ...]:
+    """The globs a rule file is written for. Cursor and Copilot split `globs:`/`applyTo:`
+    on commas, so their braces are expanded (`*.{ts,tsx}` -> `*.ts`, `*.tsx`)."""
+    from orbit_learnings.core.matching import expand_braces
+
+    globs = [g.strip() for g in row["scope"]["paths"] if _exportable(g)]
+    if fmt in ("cursor", "copilot"):  # a comma left after expansion would split the glob
+        expanded = [e for g in globs for e in expand_braces(g.replace("\\/", "/"))]
+        globs = [g for g in expanded if "," not in g]
+    return tuple(dict.fromkeys(globs))
+
+
+def _groups(
+    fmt: str, rows: list[dict[str, Any]], *, include_tag_only: bool
+) -> tuple[dict[tuple[str, ...], list[dict[str, Any]]], int]:
+    """Learnings by the scope they are written for; tag-only ones (an always-on rule in
+    every session) only when asked."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    left_out = 0
+    for row in rows:
+        scope = _scope_of(fmt, row)
+        if not scope and not include_tag_only:
+            left_out += 1
+            continue
+        groups.setdefault(scope, []).append(row)
+    return groups, left_out
+
+
+def _name(scope: tuple[str, ...], taken: set[str]) -> str:
+    base = _slug(" ".join(scope)) or "general"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _bullets(rows: list[dict[str, Any]]) -> list[str]:
+    """One bullet per learning, its body as sub-bullets and its ID in a comment: what the
+    importer reads back as the same learning."""
+    lines = []
+    for row in rows:
+        lines.append(f"- {_one_line(row['summary'])} <!-- {row['id']} -->")
+        body = [ln.strip() for ln in str(row.get("body") or "").splitlines() if ln.strip()]
+        lines += [f"  - {ln.removeprefix('- ')}" for ln in body]
+    return lines
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _front_matter(fmt: str, scope: tuple[str, ...]) -> str:
+    where = ", ".join(scope) or "every file"
     if fmt == "cursor":
         front = [
-            f"description: {json.dumps(row['summary'])}",
-            f"globs: {','.join(paths)}",
-            f"alwaysApply: {'false' if paths else 'true'}",
+            f"description: {json.dumps('Project learnings for ' + where, ensure_ascii=False)}",
+            f"globs: {','.join(scope)}",
+            f"alwaysApply: {'false' if scope else 'true'}",
         ]
     elif fmt == "copilot":
-        front = [f"applyTo: {json.dumps(','.join(paths) or '**')}"]
+        front = [f"applyTo: {json.dumps(','.join(scope) or '**', ensure_ascii=False)}"]
     else:
-        front = ["paths:", *(f"  - {json.dumps(p)}" for p in paths)] if paths else []
-    header = "---\n" + "".join(f"{line}\n" for line in front) + "---\n" if front else ""
-    return name, f"{header}<!-- {MARKER} ({row['id']}) -->\n\n{body}"
+        paths = [f"  - {json.dumps(p, ensure_ascii=False)}" for p in scope]
+        front = ["paths:", *paths] if scope else []
+    return "---\n" + "".join(f"{line}\n" for line in front) + "---\n" if front else ""
 
 
-def export_rules(ws: Workspace, fmt: str, out: Path | None = None) -> RulesReport:
+def _rule_file(fmt: str, scope: tuple[str, ...], rows: list[dict[str, Any]], name: str) -> str:
+    ids = ", ".join(str(r["id"]) for r in rows)
+    title = f"# Project learnings: {', '.join(scope) or 'everywhere'}"
+    lines = [f"<!-- {MARKER} ({ids}) -->", "", title, "", *_bullets(rows)]
+    return _front_matter(fmt, scope) + "\n".join(lines) + "\n"
+
+
+def export_rules(
+    ws: Workspace, fmt: str, out: Path | None = None, *, include_tag_only: bool = False
+) -> RulesReport:
     root = out or Path(ws.root_dir)
     rows = records(ws, "active")
     if fmt == "agents-md":
-        return _agents_md(root / "AGENTS.md", rows)
-    folder = root / RULE_DIRS[fmt][0]
+        return _agents_md(root / "AGENTS.md", rows, include_tag_only=include_tag_only)
+    folder_name, suffix = RULE_DIRS[fmt]
+    folder = root / folder_name
+    removed = _remove_generated(folder, root)
+    groups, left_out = _groups(fmt, rows, include_tag_only=include_tag_only)
+    written: list[str] = []
+    taken: set[str] = set()
+    for scope, members in sorted(groups.items()):
+        name = f"{folder_name}/orbit-{_name(scope, taken)}{suffix}"
+        atomic_write_text(root / name, _rule_file(fmt, scope, members, name))
+        written.append(name)
+    return RulesReport(written, [r for r in removed if r not in written], left_out)
+
+
+def _remove_generated(folder: Path, root: Path) -> list[str]:
     removed = []
     if folder.is_dir():
         for existing in sorted(folder.glob("orbit-*")):
             if MARKER in existing.read_text(encoding="utf-8", errors="replace"):
                 existing.unlink()
                 removed.append(str(existing.relative_to(root)))
-    written = []
-    for row in rows:
-        name, text = _rule_file(fmt, row)
-        atomic_write_text(root / name, text)
-        written.append(name)
-    return RulesReport(written, [r for r in removed if r not in written])
+    return removed
 
 
-def _agents_md(path: Path, rows: list[dict[str, Any]]) -> RulesReport:
+def _agents_md(path: Path, rows: list[dict[str, Any]], *, include_tag_only: bool) -> RulesReport:
+    """The generated section of AGENTS.md, grouped by scope, replaced in place; a symlinked
+    AGENTS.md is written through to its target. Learnings imported from this very file
+    are already in it and are not repeated."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    own = {f"{path.name}:", "AGENTS.md:"}
+    fresh = [
+        r
+        for r in rows
+        if not any(str(e.get("ref", "")).startswith(tuple(own)) for e in r.get("evidence") or [])
+    ]
+    groups, left_out = _groups("claude-rules", fresh, include_tag_only=include_tag_only)
     lines = [AGENTS_BEGIN, "## Project learnings", ""]
-    for row in rows:
-        scope = row["scope"]
-        where = ", ".join(f"`{p}`" for p in scope["paths"]) or ", ".join(scope["tags"])
-        lines.append(f"- **{row['id']}** ({where}): {row['summary']}")
-    lines += ["", AGENTS_END]
-    section = "\n".join(lines) + "\n"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    for scope, members in sorted(groups.items()):
+        lines += [f"### {', '.join(f'`{g}`' for g in scope) or 'Everywhere'}", ""]
+        lines += [*_bullets(members), ""]
+    lines.append(AGENTS_END)
+    section = "\n".join(lines)
     if AGENTS_BEGIN in text and AGENTS_END in text:
         start = text.index(AGENTS_BEGIN)
         end = text.index(AGENTS_END) + len(AGENTS_END)
-        text = text[:start] + section.rstrip("\n") + text[end:]
+        text = text[:start] + section + text[end:]
     else:
-        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section
-    atomic_write_text(path, text)
-    return RulesReport([os.path.basename(path)], [])
+        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
+    atomic_write_text(target, text)
+    return RulesReport([os.path.basename(path)], [], left_out)

@@ -221,7 +221,13 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
 def read_rules(body: str, first_line: int = 1) -> tuple[list[Rule], list[Skipped]]:
+    """Rules and what was left out; HTML comments (an export's IDs and marker) are not
+    rule text, and keep their lines so numbers stay right."""
+    body = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), body)
     reader = _Reader()
     for number, line in enumerate(body.splitlines(), start=first_line):
         reader.feed(number, line)

@@ -75,13 +75,26 @@ def export_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Folder for rule files (default: the workspace).")
     ] = None,
+    *,
+    include_tag_only: Annotated[
+        bool,
+        typer.Option(
+            "--include-tag-only",
+            help="Also compile learnings with no path scope, into an always-on rule.",
+        ),
+    ] = False,
 ) -> None:
     """Write the store to stdout, or compile it into other agents' path-scoped rule files.
+
+    Rule formats write one file per distinct scope (named from it), each learning a
+    bullet with its ID in a comment; learnings with tags only are left out unless
+    --include-tag-only, since an always-on rule costs tokens in every session.
+    A symlinked AGENTS.md is written through to its target.
 
     \b
     Examples:
       orbit learning export --format jsonl > learnings.jsonl
-      orbit learning export --format cursor      # .cursor/rules/orbit-*.mdc
+      orbit learning export --format cursor      # .cursor/rules/orbit-<scope>.mdc
       orbit learning export --format agents-md   # a section of AGENTS.md
     """
     from orbit_learnings.curation import exporting
@@ -93,11 +106,16 @@ def export_command(
     if output_format not in exporting.RULE_FORMATS:
         choices = ", ".join((*exporting.DATA_FORMATS, *exporting.RULE_FORMATS))
         raise UsageError(f"unknown --format {output_format!r}; choose one of {choices}")
-    report = exporting.export_rules(ws, output_format, out)
+    report = exporting.export_rules(ws, output_format, out, include_tag_only=include_tag_only)
     for name in report.written:
         info(f"wrote {name}")
     for name in report.removed:
         info(f"removed stale {name}")
+    if report.left_out:
+        info(
+            f"left out {report.left_out} learning(s) with tags only "
+            "(--include-tag-only compiles them into an always-on rule)"
+        )
 
 
 def _preview_file(source: SourceFile) -> None:
