@@ -147,7 +147,7 @@ TREE_GLOBS = [
 ]
 
 
-def generated_tree(seed: int = 11, count: int = 2000) -> list[str]:
+def generated_tree(seed: int = 11, count: int = 3000) -> list[str]:
     """Random paths up to five deep; folder and file names never collide."""
     rng = random.Random(seed)
     paths: set[str] = set()
@@ -167,5 +167,5 @@ def test_a_generated_tree_against_the_globs_teams_write(tmp_path: Path) -> None:
         (repo / ".gitignore").write_text(glob + "\n", encoding="utf-8")
         ignored = git_ignored(repo, files)
         cases += [(glob, path, path in ignored) for path in files]
-    assert len(files) >= 2000 and sum(git for _, _, git in cases) > 1000
+    assert len(files) >= 3000 and sum(git for _, _, git in cases) > 1000
     assert disagreements(cases) == []
