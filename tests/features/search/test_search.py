@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,17 +23,21 @@ def ids(outcome: object) -> list[str]:
     return [r["id"] for r in outcome.json()["results"]]  # type: ignore[attr-defined]
 
 
+def eval_search(*args: str) -> dict[str, Any]:
+    """scripts/eval_search.py --json in its own process, as a user runs it."""
+    script = str(REPO / "scripts/eval_search.py")
+    proc = subprocess.run(
+        [sys.executable, script, "--json", *args], capture_output=True, text=True, cwd=REPO
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
 def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     """The labelled set of tests/eval/realistic, BM25 only: a ranking, confidence or
     injection change that loses ground fails here (floors a little under today's figures)."""
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json", "--mode", "bm25"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=True,
-    )
-    scores = json.loads(proc.stdout)["bm25"]
+    scores = eval_search("--mode", "bm25")["bm25"]
     search, injection = scores["search"], scores["injection"]
     assert search["answerable"]["queries"] >= 200 and search["noanswer"]["queries"] >= 30
     assert search["answerable"]["recall@5"] >= 0.95, search["by_kind"]
@@ -46,14 +51,7 @@ def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
 
 
 def test_the_first_small_set_still_ranks_its_answers_first() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/eval_search.py"), "--json", "--set", "small"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=True,
-    )
-    scores = json.loads(proc.stdout)["bm25"]["search"]["answerable"]
+    scores = eval_search("--set", "small")["bm25"]["search"]["answerable"]
     assert scores["queries"] >= 40 and scores["recall@5"] >= 0.95
 
 
