@@ -67,10 +67,25 @@ _INJECT_OPTIONS = {
 }
 
 
+_SEARCH_OPTIONS = {
+    "--tag": "tag",
+    "-t": "tag",
+    "--status": "status",
+    "--limit": "limit",
+    "-n": "limit",
+    "--level": "level",
+    "--kind": "kind",
+    "--min-confidence": "min_confidence",
+}
+_SEARCH_FLAGS = {"--json": "json", "--weak": "weak", "--all": "all", "--explain": "explain"}
+
+
 def _lean(args: list[str]) -> int | None:
     root, rest = _split_root(args)
     if rest is None or len(rest) < 2:
         return _FALLBACK
+    if rest[0] == "search" or rest[:2] == ["learning", "search"]:
+        return _lean_search(root, rest[1:] if rest[0] == "search" else rest[2:])
     command, options = rest[:2], rest[2:]
     if command[0] == "hook" and not {"-h", "--help"} & set(options):
         from orbit_learnings import integrations
@@ -95,6 +110,53 @@ def _lean(args: list[str]) -> int | None:
             return _FALLBACK
         return _guarded(lambda: _inject(root, injecting))
     return _FALLBACK
+
+
+def _lean_search(root: str | None, args: list[str]) -> int | None:
+    """Text search, the agents' pull path, without Typer: words and the common options."""
+    words, rest = _split_words(args)
+    options = _parse(rest, valued=_SEARCH_OPTIONS, flags=_SEARCH_FLAGS)
+    if options is None or not words or words[0] == "path":
+        return _FALLBACK  # `orbit search path P` is a scope lookup: the full CLI has it
+    kind = _single(options, "kind")
+    if kind not in (None, "learning") or not (options.get("json") or not sys.stdout.isatty()):
+        return _FALLBACK
+    return _guarded(lambda: _search(root, " ".join(words), options))
+
+
+def _split_words(args: list[str]) -> tuple[list[str], list[str]]:
+    """(the words searched for, the options among them); an option's value is no word."""
+    words: list[str] = []
+    rest: list[str] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        if arg in _SEARCH_OPTIONS and position + 1 < len(args):
+            rest += args[position : position + 2]
+            position += 2
+            continue
+        (rest if arg.startswith("-") else words).append(arg)
+        position += 1
+    return words, rest
+
+
+def _search(root: str | None, query: str, options: dict[str, object]) -> int:
+    from orbit_learnings.cli.hot import do_search
+    from orbit_learnings.store.workspace import find_workspace
+
+    return do_search(
+        find_workspace(root),
+        query,
+        tags=_strings(options, "tag"),
+        status=_single(options, "status") or "active",
+        include_all=bool(options.get("all")),
+        limit=_int(options, "limit", "--limit", 1) or 20,
+        explain=bool(options.get("explain")),
+        min_confidence=_float(options, "min_confidence"),
+        level=_single(options, "level") or "all",
+        weak=bool(options.get("weak")),
+        json_out=bool(options.get("json")),
+    )
 
 
 def _split_root(args: list[str]) -> tuple[str | None, list[str] | None]:

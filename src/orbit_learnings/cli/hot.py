@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import sys
 
-from orbit_learnings.cli.output import emit_json, render_list
+from orbit_learnings.cli.output import (
+    emit_json,
+    info,
+    render_hits,
+    render_list,
+    warn,
+    warn_problems,
+)
 from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
@@ -48,6 +55,55 @@ def _suggest_tags(ws: Workspace, tags: tuple[str, ...]) -> None:
             sys.stderr.write(
                 f"orbit: no learning has the tag {tag!r}; did you mean {close[0]!r}?\n"
             )
+
+
+def do_search(
+    ws: Workspace,
+    query: str,
+    *,
+    tags: list[str],
+    status: str,
+    include_all: bool,
+    limit: int,
+    explain: bool,
+    min_confidence: float | None,
+    level: str,
+    weak: bool,
+    json_out: bool,
+) -> int:
+    """`orbit learning search` and `orbit search TEXT`: confident matches, or says why not."""
+    result = queries.search_text(
+        ws,
+        query,
+        tags=tags,
+        status=status,
+        include_all=include_all,
+        limit=limit,
+        explain=explain,
+        min_confidence=min_confidence,
+        level=level,
+        confident_only=not weak,
+    )
+    warn_problems(result.warnings)
+    if json_out:
+        emit_json(result.to_dict())
+    elif not result.hits:
+        _say_nothing_confident(query, result.weakest_left_out)
+    else:
+        render_hits(result.hits, show_score=True)
+        for hit in result.hits if explain else []:
+            info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
+    return 0
+
+
+def _say_nothing_confident(query: str, closest: Hit | None) -> None:
+    if closest is None:
+        warn(f"no confident match for {query!r} (no learning shares a word with it)")
+        return
+    warn(
+        f"no confident match for {query!r} (closest: {closest.id} at "
+        f"{closest.match_confidence or 0.0:.2f}; --weak lists weak matches)"
+    )
 
 
 def do_inject(

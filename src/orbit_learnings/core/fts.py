@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Runs of words separated by punctuation other than word-joining marks; a pasted
@@ -53,13 +52,18 @@ def is_noise(word: str) -> bool:
     return len(word) >= 5 and digits >= 2 and not _CODE.fullmatch(word)
 
 
-@dataclass(frozen=True)
 class Term:
     """One query word and the words or phrases that mean the same (glossary, typo fix)."""
 
-    word: str
-    alternatives: tuple[str, ...] = ()
-    prefix: bool = False
+    __slots__ = ("alternatives", "prefix", "word")
+
+    def __init__(self, word: str, alternatives: tuple[str, ...] = (), *, prefix: bool = False):
+        self.word = word
+        self.alternatives = alternatives
+        self.prefix = prefix
+
+    def __repr__(self) -> str:
+        return f"Term({self.word!r}, {self.alternatives!r}, prefix={self.prefix})"
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -77,12 +81,15 @@ class Term:
         return Term(self.word, (*self.alternatives, form), prefix=self.prefix)
 
 
-@dataclass(frozen=True)
 class Plan:
-    """What to ask the full-text index for one query."""
+    """What to ask the full-text index for one query. (Plain classes here and in
+    `retrieval.scoring`: `dataclasses` would cost every search its `inspect` import.)"""
 
-    terms: tuple[Term, ...]
-    phrases: tuple[str, ...]  # the whole query first, then its punctuation-delimited parts
+    __slots__ = ("phrases", "terms")
+
+    def __init__(self, terms: tuple[Term, ...], phrases: tuple[str, ...]) -> None:
+        self.terms = terms
+        self.phrases = phrases  # the whole query first, then its punctuation-delimited parts
 
     def any_expression(self) -> str:
         return " OR ".join(term.expression() for term in self.terms)

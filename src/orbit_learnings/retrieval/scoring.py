@@ -25,7 +25,6 @@ import re
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 
 from orbit_learnings.core import fts
 from orbit_learnings.index import fulltext, reads
@@ -43,18 +42,46 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-@dataclass
 class Scored:
-    id: str
-    tier: str
-    bm25: float
-    relevance: float
-    coverage: float = 0.0
-    phrase: float = 0.0
-    rarity: float = 0.0  # idf of the rarest query word it holds, over the largest idf possible
-    weight: float = 0.0  # idf it holds in all, in units of that largest idf (capped at 4)
-    cosine: float = 0.0  # similarity of its vector to the query's, when vectors were used
-    summary: float = 0.0  # share of the query's idf weight found in its one-line summary
+    """How one learning matched one query. A plain class: `dataclasses` would cost every
+    search process the import of `inspect` and `ast`."""
+
+    __slots__ = (
+        "bm25",
+        "cosine",
+        "coverage",
+        "id",
+        "phrase",
+        "rarity",
+        "relevance",
+        "summary",
+        "tier",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        tier: str,
+        bm25: float,
+        relevance: float,
+        coverage: float = 0.0,
+        phrase: float = 0.0,
+        *,
+        rarity: float = 0.0,  # idf of the rarest query word it holds, over the largest possible
+        weight: float = 0.0,  # idf it holds in all, in units of that largest idf (capped at 4)
+        cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
+        summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
+    ) -> None:
+        self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
+        self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
+        self.cosine, self.summary = cosine, summary
+
+    def copy(self) -> Scored:
+        twin = Scored(self.id, self.tier, self.bm25, self.relevance)
+        for name in self.__slots__:
+            setattr(twin, name, getattr(self, name))
+        return twin
 
 
 def _cjk_match(learning_id: str) -> Scored:
@@ -62,15 +89,17 @@ def _cjk_match(learning_id: str) -> Scored:
     return Scored(learning_id, "cjk", 0.0, 0.5, 1.0, 1.0, rarity=1.0, weight=0.5, summary=1.0)
 
 
-@dataclass
 class TextMatch:
     """The candidates of one query, and what the query itself looked like to the index."""
 
-    scored: dict[str, Scored] = field(default_factory=dict)
-    unknown_share: float = 0.0  # share of the query's terms no learning contains
-    terms: int = 0  # how many terms the query was searched for with
-    semantic: bool = False  # whether vectors took part in the ranking
-    corrected: dict[str, str] = field(default_factory=dict)  # typo -> the word searched for
+    __slots__ = ("corrected", "scored", "semantic", "terms", "unknown_share")
+
+    def __init__(self) -> None:
+        self.scored: dict[str, Scored] = {}
+        self.unknown_share = 0.0  # share of the query's terms no learning contains
+        self.terms = 0  # how many terms the query was searched for with
+        self.semantic = False  # whether vectors took part in the ranking
+        self.corrected: dict[str, str] = {}  # typo -> the word searched for
 
 
 def weights_from(config: dict[str, object]) -> dict[str, float]:
@@ -252,22 +281,27 @@ def hybrid(
     out: dict[str, Scored] = {}
     for learning_id, score in fused.items():
         known = bm25.get(learning_id) or Scored(learning_id, "", 0.0, 0.0)
-        tier = "+".join(filter(None, (known.tier, "vector" if learning_id in cosines else "")))
-        out[learning_id] = replace(
-            known,
-            tier=tier,
-            relevance=min(score / top, 1.0),
-            cosine=cosines.get(learning_id, 0.0),
+        fused_one = known.copy()
+        fused_one.tier = "+".join(
+            filter(None, (known.tier, "vector" if learning_id in cosines else ""))
         )
+        fused_one.relevance = min(score / top, 1.0)
+        fused_one.cosine = cosines.get(learning_id, 0.0)
+        out[learning_id] = fused_one
     return out
 
 
 def semantic_enabled() -> bool:
+    """On when the model is installed, unless ORBIT_SEMANTIC=0; decided without importing
+    the semantic module (and its hashlib and numpy) when it cannot be on."""
+    import importlib.util
     import os
 
+    if os.environ.get("ORBIT_SEMANTIC", "1") == "0" or importlib.util.find_spec("numpy") is None:
+        return False
     from orbit_learnings.retrieval import semantic
 
-    return os.environ.get("ORBIT_SEMANTIC", "1") != "0" and semantic.available()
+    return semantic.available()
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:

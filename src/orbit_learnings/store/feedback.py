@@ -12,7 +12,6 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from orbit_learnings.core import ids
@@ -26,11 +25,25 @@ START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
 MARKER = re.compile(rf"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({ids.ID_IN_TEXT})")
 
 
-@dataclass(frozen=True)
 class Confidence:
-    confidence: float
-    times_helpful: int
-    times_not_helpful: int
+    """A learning's feedback. A plain class: every search reads it, and `dataclasses`
+    would cost that process the import of `inspect`."""
+
+    __slots__ = ("confidence", "times_helpful", "times_not_helpful")
+
+    def __init__(self, confidence: float, times_helpful: int, times_not_helpful: int) -> None:
+        self.confidence = confidence
+        self.times_helpful = times_helpful
+        self.times_not_helpful = times_not_helpful
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Confidence) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_dict().values()))
+
+    def __repr__(self) -> str:
+        return f"Confidence({self.confidence}, {self.times_helpful}, {self.times_not_helpful})"
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -109,10 +122,12 @@ def record(
     return summarise(ws, learning_id)
 
 
-@dataclass
 class MarkerReport:
-    recorded: list[dict[str, object]]
-    unknown: list[str]
+    __slots__ = ("recorded", "unknown")
+
+    def __init__(self, recorded: list[dict[str, object]], unknown: list[str]) -> None:
+        self.recorded = recorded
+        self.unknown = unknown
 
 
 def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None) -> MarkerReport:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from orbit_learnings.cli import completion
+from orbit_learnings.cli.hot import do_search
 from orbit_learnings.cli.options import (
     AllStatusesFlag,
     ExplainOpt,
@@ -28,7 +29,6 @@ from orbit_learnings.cli.output import (
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
-from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 
@@ -58,10 +58,9 @@ def search_command(
       orbit learning search "nextval: reached maximum value of sequence" --json
       orbit learning search "vacation days" --weak   # show the weak matches too
     """
-    query = " ".join(text)
-    result = queries.search_text(
+    do_search(
         STATE.workspace(),
-        query,
+        " ".join(text),
         tags=tag or [],
         status=status,
         include_all=all_statuses,
@@ -69,28 +68,8 @@ def search_command(
         explain=explain,
         min_confidence=min_confidence,
         level=level,
-        confident_only=not weak,
-    )
-    warn_problems(result.warnings)
-    if json_out:
-        emit_json(result.to_dict())
-        return
-    if not result.hits:
-        _say_nothing_confident(query, result.weakest_left_out)
-        return
-    render_hits(result.hits, show_score=True)
-    if explain:
-        for hit in result.hits:
-            info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
-
-
-def _say_nothing_confident(query: str, closest: Hit | None) -> None:
-    if closest is None:
-        warn(f"no confident match for {query!r} (no learning shares a word with it)")
-        return
-    warn(
-        f"no confident match for {query!r} (closest: {closest.id} at "
-        f"{closest.match_confidence or 0.0:.2f}; --weak lists weak matches)"
+        weak=weak,
+        json_out=json_out,
     )
 
 
