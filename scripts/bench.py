@@ -27,6 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The default install: BM25 alone. With the semantic extra, `add`'s near-duplicate check
+# would also compare vectors, and the synthetic summaries (random hex words) look alike.
+os.environ.setdefault("ORBIT_SEMANTIC", "0")
 ORBIT = Path(sys.executable).with_name("orbit")
 AREAS = ["api", "billing", "engine", "web", "db", "auth", "search", "infra", "docs", "tests"]
 TAGS = ["performance", "database", "security", "testing", "frontend", "ci", "money", "i18n"]
@@ -266,6 +269,10 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
                 ),
                 "inject": ([str(ORBIT), "learning", "inject", "--path", match], None),
                 "hook_claude_code": ([str(ORBIT), "hook", "claude-code"], hook_input),
+                "search_json": (
+                    [str(ORBIT), "learning", "search", "invariants engine", "--json"],
+                    None,
+                ),
             },
             tmp,
             proc_repeats,
@@ -343,6 +350,7 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("list_path_json", "`orbit learning list --path P --json`"),
         ("inject", "`orbit learning inject --path P`"),
         ("hook_claude_code", "`orbit hook claude-code` (PostToolUse JSON on stdin)"),
+        ("search_json", "`orbit learning search TEXT --json`"),
     ]:
         cells = []
         for r in results:

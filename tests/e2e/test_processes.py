@@ -244,7 +244,13 @@ def test_benchmark_harness_smoke_run() -> None:
         "upvote",
     ):
         assert result[key]["median_ms"] >= 0
-    assert set(result["processes"]) == {"floor", "list_path_json", "inject", "hook_claude_code"}
+    assert set(result["processes"]) == {
+        "floor",
+        "list_path_json",
+        "inject",
+        "hook_claude_code",
+        "search_json",
+    }
 
 
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
