@@ -27,6 +27,7 @@ from orbit_learnings.core import ranking
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
+from orbit_learnings.retrieval.confidence import confident
 from orbit_learnings.store.workspace import Workspace
 
 WEIGHTS = {"specificity": 0.55, "text": 0.5, "votes": 0.10}
@@ -75,7 +76,7 @@ def rank_for_task(
         best = max((h.score or 0.0 for h in found), default=1.0) or 1.0
         for hit in found:
             text_scores[hit.id] = (hit.score or 0.0) / best  # relative to the task's best match
-            if hit.id not in candidates and text and _confident(hit.match_confidence):
+            if hit.id not in candidates and text and confident(hit.match_confidence):
                 hit.matched_by = ["text"]
                 candidates[hit.id] = hit
     ranked = ranking.rank(list(candidates.values()))  # votes, priority, recency: the tie-breaks
@@ -106,9 +107,3 @@ def task_score(hit: Hit, text_score: float) -> float:
         + WEIGHTS["text"] * text_score
         + WEIGHTS["votes"] * votes
     )
-
-
-def _confident(value: float | None) -> bool:
-    from orbit_learnings.retrieval.confidence import confident
-
-    return confident(value)
