@@ -43,37 +43,23 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
-_LIST_OPTIONS = {
-    "--path": "path",
-    "-p": "path",
-    "--tag": "tag",
-    "-t": "tag",
-    "--status": "status",
-    "--limit": "limit",
-    "-n": "limit",
-    "--level": "level",
-}
+_PATH_AND_TAG = {"--path": "path", "-p": "path", "--tag": "tag", "-t": "tag"}
+_LIMIT = {"--limit": "limit", "-n": "limit"}
+_STATUS_AND_LEVEL = {"--status": "status", "--level": "level"}
+_LIST_OPTIONS = {**_PATH_AND_TAG, **_LIMIT, **_STATUS_AND_LEVEL}
 _INJECT_OPTIONS = {
-    "--path": "path",
-    "-p": "path",
-    "--tag": "tag",
-    "-t": "tag",
+    **_PATH_AND_TAG,
+    **_LIMIT,
     "--task-file": "task_file",
-    "--limit": "limit",
-    "-n": "limit",
     "--session": "session",
     "--max-tokens": "max_tokens",
     "--format": "format",
 }
-
-
 _SEARCH_OPTIONS = {
     "--tag": "tag",
     "-t": "tag",
-    "--status": "status",
-    "--limit": "limit",
-    "-n": "limit",
-    "--level": "level",
+    **_LIMIT,
+    **_STATUS_AND_LEVEL,
     "--kind": "kind",
     "--min-confidence": "min_confidence",
 }

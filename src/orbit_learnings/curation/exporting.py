@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orbit_learnings.curation.rulefiles import one_line
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.workspace import Workspace
@@ -122,14 +123,10 @@ def _bullets(rows: list[dict[str, Any]]) -> list[str]:
     importer reads back as the same learning."""
     lines = []
     for row in rows:
-        lines.append(f"- {_one_line(row['summary'])} <!-- {row['id']} -->")
+        lines.append(f"- {one_line(str(row['summary']))} <!-- {row['id']} -->")
         body = [ln.strip() for ln in str(row.get("body") or "").splitlines() if ln.strip()]
         lines += [f"  - {ln.removeprefix('- ')}" for ln in body]
     return lines
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
 
 
 def _front_matter(fmt: str, scope: tuple[str, ...]) -> str:

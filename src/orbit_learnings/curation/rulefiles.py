@@ -172,18 +172,18 @@ class _Reader:
             self.skipped.append(Skipped(number, text, "a task checkbox, not a rule"))
             return
         if self.item is not None and indent >= self.item_indent + 2:
-            self.item.details.append(_clean(text))  # a sub-item belongs to its parent
+            self.item.details.append(one_line(text))  # a sub-item belongs to its parent
             return
         self.close()
-        self.item, self.item_indent = Rule(_clean(text), number, self.heading), indent
+        self.item, self.item_indent = Rule(one_line(text), number, self.heading), indent
 
     def continue_text(self, number: int, line: str) -> None:
         indent = len(line) - len(line.lstrip())
         if self.item is not None and (not self.blank_before or indent >= self.item_indent + 2):
             if self.item.details and indent >= self.item_indent + 4:
-                self.item.details[-1] = _clean(f"{self.item.details[-1]} {line}")
+                self.item.details[-1] = one_line(f"{self.item.details[-1]} {line}")
             else:
-                self.item.text = _clean(f"{self.item.text} {line}")
+                self.item.text = one_line(f"{self.item.text} {line}")
             return
         self.close_item()
         if not self.paragraph:
@@ -198,7 +198,7 @@ class _Reader:
     def close_paragraph(self) -> None:
         if not self.paragraph:
             return
-        text = _clean(" ".join(self.paragraph))
+        text = one_line(" ".join(self.paragraph))
         self.paragraph = []
         words = len(text.split())
         if words <= MAX_PROSE_WORDS and not _DESCRIPTIVE.match(text) and not text.endswith(":"):
@@ -217,8 +217,9 @@ class _Reader:
             self.rules.append(rule)
 
 
-def _clean(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+def one_line(text: str) -> str:
+    """Whitespace runs (a wrapped line's break and indent) as one space."""
+    return " ".join(text.split())
 
 
 _COMMENT = re.compile(r"<!--.*?-->", re.S)

@@ -76,23 +76,14 @@ def resolve_queries(
     return queries
 
 
-def match_ids(
-    conn: sqlite3.Connection,
-    queries: Sequence[matching.PathQuery],
-    tags: Sequence[str],
-    statuses: Sequence[str],
-) -> dict[str, list[str]]:
-    """Learning id -> matched_by labels, for a path OR tag match (spec 3.3)."""
-    return match_scope(conn, queries, tags, statuses)[0]
-
-
 def match_scope(
     conn: sqlite3.Connection,
     queries: Sequence[matching.PathQuery],
     tags: Sequence[str],
     statuses: Sequence[str],
 ) -> tuple[dict[str, list[str]], dict[str, float]]:
-    """Matched_by labels and scope specificity (the most specific matching glob; 0 for
+    """Matched_by labels of a path OR tag match (spec 3.3), and scope specificity (the most
+    specific matching glob; 0 for
     a tag match) of every learning whose scope matches."""
     matched: dict[str, list[str]] = {}
     specificity: dict[str, float] = {}
@@ -129,13 +120,11 @@ def list_learnings(
     Reads the project store and, unless `level` says otherwise, the personal store;
     paths are always resolved against the project (`literal_paths`: see `resolve_queries`).
     """
-    from orbit_learnings.store import levels
-
     statuses = parse_status(status)
     queries = resolve_queries(ws, scope.paths, cwd, literal=literal_paths)
     hits: list[Hit] = []
     warnings: list[Problem] = []
-    for store_ws in levels.stores(ws, levels.check_level(level)):
+    for store_ws in _stores(ws, level):
         found, problems = _lookup_in(store_ws, queries, scope.tags, statuses)
         warnings += problems
         for hit in found:
