@@ -133,12 +133,38 @@ def test_parse_evidence_refuses_other_shapes(bad: str) -> None:
         model.parse_evidence(bad)
 
 
-def test_unknown_keys_survive_as_extra_and_summary_whitespace_collapses() -> None:
-    learning = model.validate({**VALID, "owner_team": "platform", "summary": " Do \n the  thing "})
-    assert learning.extra == {"owner_team": "platform"}
+def test_extension_keys_survive_as_extra_and_summary_whitespace_collapses() -> None:
+    learning = model.validate(
+        {**VALID, "x-owner-team": "platform", "summary": " Do \n the  thing "}
+    )
+    assert learning.extra == {"x-owner-team": "platform"}
     assert learning.summary == "Do the thing"
     assert learning.to_dict()["summary"] == "Do the thing"
-    assert "owner_team" not in learning.to_dict()
+    assert "x-owner-team" not in learning.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("document", "key_path", "said"),
+    [
+        ({**VALID, "scope": {"path": ["src/**"], "tags": ["x"]}}, ("scope", "path"), "'paths'"),
+        ({**VALID, "sumary": "typo"}, ("sumary",), "'summary'"),
+        (
+            {**VALID, "evidence": [{"kind": "pr", "ref": "1", "reff": "2"}]},
+            ("evidence", 0, "reff"),
+            "'ref'",
+        ),
+        ({**VALID, "owner_team": "platform"}, ("owner_team",), "known: id"),
+    ],
+    ids=["scope-path", "top-level-typo", "evidence-item", "no-near-key"],
+)
+def test_an_unknown_key_is_an_error_that_names_the_key_it_meant(
+    document: dict[str, object], key_path: tuple[object, ...], said: str
+) -> None:
+    """`scope: path:` once passed check and the learning silently lost its scope."""
+    with pytest.raises(model.SchemaError) as caught:
+        model.validate(document)
+    (problem,) = [p for p in caught.value.problems if p.key_path == key_path]
+    assert "unknown key" in problem.message and said in problem.message
 
 
 def test_a_non_mapping_document_is_one_problem() -> None:

@@ -96,7 +96,7 @@ status: active
 created_at: 2026-05-09T18:00:00Z
 updated_at: 2026-05-09T18:00:00Z
 created_by: claude
-owner_team: platform   # a key this tool does not know
+x-owner-team: platform   # an extension key: kept as written
 scope:
     paths:
         - "crates/orbit-engine/**/perf*.rs"   # the hot module

@@ -57,7 +57,9 @@ def report_failure(exc: BaseException, *, debug: bool) -> int:
     if debug:
         raise exc
     if isinstance(exc, OrbitError):
-        error(exc.message)
+        problems = getattr(exc, "problems", None)
+        for line in [str(p) for p in problems] if problems else [exc.message]:
+            error(line)  # every invalid file at once, each `file:line: what is wrong`
         return exc.exit_code
     error(f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)")
     return 3

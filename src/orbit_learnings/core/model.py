@@ -30,6 +30,11 @@ KNOWN_KEYS = (
     "superseded_by",
     "priority",
 )
+SCOPE_KEYS = ("paths", "tags")
+EVIDENCE_KEYS = ("kind", "ref")
+# Keys under this prefix are the reader's own (a team's tooling, a newer orbit's experiment):
+# kept byte for byte and never reported. Any other unknown key is a typo until proven otherwise.
+EXTENSION_PREFIX = "x-"
 
 
 # A ranking boost needs a handful of levels; the bound keeps every value inside SQLite's
@@ -113,6 +118,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     checker = _Checker()
     if not isinstance(data, Mapping):
         raise SchemaError([FieldProblem((), "a learning must be a YAML mapping")])
+    checker.unknown_keys(data, KNOWN_KEYS, ())
     learning_id = checker.string(data, "id", required=True)
     if learning_id and not is_learning_id(learning_id):
         checker.add(("id",), f"id {learning_id!r} is not of the form {EXAMPLE_ID}")
@@ -178,6 +184,16 @@ class _Checker:
     def add(self, key_path: tuple[str | int, ...], message: str) -> None:
         self.problems.append(FieldProblem(key_path, message))
 
+    def unknown_keys(
+        self, data: Mapping[Any, Any], known: tuple[str, ...], where: tuple[str | int, ...]
+    ) -> None:
+        """A misspelt key (`path:` for `paths:`) would silently drop what it holds."""
+        for key in data:
+            if isinstance(key, str) and key.startswith(EXTENSION_PREFIX):
+                continue
+            if key not in known:
+                self.add((*where, str(key)), _unknown_key_message(key, known, where))
+
     def string(self, data: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
         value = data.get(key)
         if value is None:
@@ -213,6 +229,7 @@ class _Checker:
         if not isinstance(scope, Mapping):
             self.add(("scope",), "scope must be a mapping with paths and/or tags")
             return (), ()
+        self.unknown_keys(scope, SCOPE_KEYS, ("scope",))
         paths = self.string_list(scope, "paths")
         tags = self.string_list(scope, "tags")
         if not paths and not tags:
@@ -242,6 +259,8 @@ class _Checker:
             return ()
         items: list[Evidence] = []
         for position, item in enumerate(values):
+            if isinstance(item, Mapping):
+                self.unknown_keys(item, EVIDENCE_KEYS, ("evidence", position))
             kind = item.get("kind") if isinstance(item, Mapping) else None
             ref = item.get("ref") if isinstance(item, Mapping) else None
             if kind not in EVIDENCE_KINDS or not isinstance(ref, str | int) or not str(ref).strip():
@@ -250,3 +269,15 @@ class _Checker:
                 continue
             items.append(Evidence(str(kind), str(ref)))
         return tuple(items)
+
+
+def _unknown_key_message(key: object, known: tuple[str, ...], where: tuple[str | int, ...]) -> str:
+    import difflib
+
+    place = ".".join(str(part) for part in where if isinstance(part, str))
+    spelled = f"{place}.{key}" if place else str(key)
+    meant = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+    if meant:
+        return f"unknown key {spelled!r}; did you mean {meant[0]!r}?"
+    own = f"name your own keys {EXTENSION_PREFIX}..." if not where else ""
+    return f"unknown key {spelled!r} (known: {', '.join(known)}){'; ' + own if own else ''}"

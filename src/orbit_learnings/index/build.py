@@ -240,6 +240,7 @@ class SyncReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "ok": True,
             "learnings": self.learnings,
             "by_status": self.by_status,
             "votes": self.votes,

@@ -2,7 +2,7 @@
 
 The files are the only source of truth. Every write is atomic, ID allocation
 and multi-file changes happen under a store-wide lock, and edits go through a
-round-trip load so hand-written comments and unknown keys survive.
+round-trip load so hand-written comments and `x-` extension keys survive.
 """
 
 from __future__ import annotations
