@@ -72,7 +72,7 @@ def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) 
     if stale:
         problems += _stale_problems(ws, parsed)
     if base:
-        from orbit_learnings.curation.collisions import collisions_with
+        from orbit_learnings.curation.branches.collisions import collisions_with
 
         problems += collisions_with(ws, base)
     return sorted(problems, key=lambda p: (p.file, p.line, p.message))

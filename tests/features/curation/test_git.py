@@ -131,7 +131,8 @@ def test_add_add_conflict_resolves_into_two_learnings(git_repo: Path, tmp_path: 
     listed = run_orbit("learning", "list", cwd=git_repo)
     assert "orbit learning resolve-conflict L-0002" in listed.err
     result = orbit(git_repo, "learning", "resolve-conflict", "L-0002", "--json")
-    assert result == {"kept": "L-0002", "new": "L-0003"}
+    assert result["kept"] == "L-0002" and result["new"] == "L-0003"
+    assert result["kept_side"] == "ours" and "published on main" in result["reason"]
     ours = orbit(git_repo, "learning", "show", "L-0002", "--json")
     theirs = orbit(git_repo, "learning", "show", "L-0003", "--json")
     assert ours["summary"] == "ours: use cents" and theirs["summary"] == "theirs: retry flaky redis"

@@ -133,6 +133,17 @@ def _fix_leftovers(ws: Workspace, *, dry_run: bool, quiet: bool) -> list[str]:
     return leftovers
 
 
+TargetOption = Annotated[
+    str | None,
+    typer.Option(
+        "--target",
+        metavar="REF",
+        help="The branch work merges into; its learning keeps the ID. "
+        "Default: target_branch in .orbit/config.yaml, else origin/main, main or master.",
+    ),
+]
+
+
 def resolve_conflict_command(
     learning_id: Annotated[
         str,
@@ -141,25 +152,35 @@ def resolve_conflict_command(
         ),
     ],
     *,
+    target: TargetOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Split a git add/add conflict into two learnings: ours keeps ID, theirs gets the next ID.
+    """Split a git add/add conflict into two learnings; the published one keeps the ID.
 
-    Stages nothing: review both files, then `git add .orbit/learnings` and commit.
+    The side already on the target branch (origin/main by default) keeps the ID; the
+    newcomer gets the next free ID, with the votes, feedback and supersede links that
+    came with it. One learning edited on both branches is not split: keep the right
+    value of each conflicting field instead. Stages nothing: review, `git add`, commit.
 
     \b
     Example:
       orbit learning resolve-conflict L-0007
+      orbit learning resolve-conflict L-0007 --target origin/develop
     """
-    from orbit_learnings.curation.collisions import resolve_conflict
+    from orbit_learnings.curation.branches.conflicts import resolve_conflict
 
-    new_id = resolve_conflict(STATE.workspace(), learning_id.strip())
+    learning_id = learning_id.strip()
+    result = resolve_conflict(STATE.workspace(), learning_id, target=target)
     if json_out:
-        emit_json({"kept": learning_id, "new": new_id})
-    else:
-        info(
-            f"{learning_id} keeps our side; the incoming side is now {new_id}. Review, then commit."
-        )
+        emit_json(result.to_dict())
+        return
+    side = "our side" if result.kept == "ours" else "the incoming side"
+    info(f"{learning_id} keeps {side} ({result.reason}).")
+    moved = f" with {result.moved_rows} sidecar row(s)" if result.moved_rows else ""
+    info(f"The other side is now {result.new_id}{moved}.")
+    if result.relinked:
+        info(f"Links to it now point at {result.new_id} in: {', '.join(result.relinked)}.")
+    info("Review both files, then `git add .orbit/learnings` and commit.")
 
 
 def renumber_command(
@@ -170,17 +191,25 @@ def renumber_command(
         ),
     ],
     *,
+    target: TargetOption = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Renumber even a learning published on the target branch."),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Move a learning to the next free ID, with its sidecars and every link pointing at it.
+
+    Refuses a learning that is published on the target branch: a published ID keeps
+    its meaning (renumber this branch's newcomer instead, as `check --base` says).
 
     \b
     Example:
       orbit learning renumber L-0007
     """
-    from orbit_learnings.curation.collisions import renumber
+    from orbit_learnings.curation.branches.collisions import renumber
 
-    new_id = renumber(STATE.workspace(), learning_id.strip())
+    new_id = renumber(STATE.workspace(), learning_id.strip(), target=target, force=force)
     if json_out:
         emit_json({"old": learning_id, "new": new_id})
     else:
