@@ -56,7 +56,7 @@ def test_an_older_store_learns_to_ignore_temp_files(tmp_path: Path) -> None:
     assert git(tmp_path, "check-ignore", leftover).strip() == leftover
 
 
-def test_git_ignores_state_and_union_merges_sidecars(tmp_path: Path) -> None:
+def test_git_ignores_state_and_gives_each_file_its_merge(tmp_path: Path) -> None:
     """What the two files are for, checked by git itself."""
     git(tmp_path, "init", "-q")
     setup.init_store(tmp_path)
@@ -73,7 +73,7 @@ def test_git_ignores_state_and_union_merges_sidecars(tmp_path: Path) -> None:
     assert attrs.splitlines() == [
         ".orbit/learnings/L-0001/votes.jsonl: merge: union",
         ".orbit/learnings/L-0001/feedback.jsonl: merge: union",
-        ".orbit/learnings/L-0001/learning.yaml: merge: unspecified",
+        ".orbit/learnings/L-0001/learning.yaml: merge: orbit-learning",
     ]
 
 

@@ -16,6 +16,7 @@ from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 from orbit_learnings import integrations
 from orbit_learnings.cli.commands import (
     authoring,
+    branches,
     curation,
     exchange,
     hooks,
@@ -77,8 +78,9 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (learning_app, "import", exchange.import_command),
     (learning_app, "prune", curation.prune_command),
     (learning_app, "check", curation.check_command),
-    (learning_app, "resolve-conflict", curation.resolve_conflict_command),
-    (learning_app, "renumber", curation.renumber_command),
+    (learning_app, "resolve-conflict", branches.resolve_conflict_command),
+    (learning_app, "renumber", branches.renumber_command),
+    (learning_app, "merge-driver", branches.merge_driver_command),
     (learning_app, "extract", authoring.extract_command),
     (drafts_app, "list", authoring.drafts_list_command),
     (drafts_app, "show", authoring.drafts_show_command),

@@ -7,13 +7,17 @@ for people, as GitHub Actions annotations, or as JSON.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from orbit_learnings.core import model
-from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
+from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import (
     LEARNING_FILE,
+    LEARNINGS_DIR,
     LEGACY_SUPERSEDED_DIR,
     ORBIT_DIR,
     STATE_DIR,
@@ -49,9 +53,28 @@ class _Parsed:
         self.learning = learning
 
 
-def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) -> list[Problem]:
-    problems: list[Problem] = []
-    problems += [
+def check_store(
+    ws: Workspace, *, stale: bool = False, base: str | None = None, staged: bool = False
+) -> list[Problem]:
+    """Every problem in the store; with `staged`, the learnings as git's index holds them
+    (what the next commit will contain), not as the working tree has them."""
+    if staged:
+        with staged_copy(ws) as copy:
+            problems, parsed = _content_problems(copy)
+    else:
+        problems, parsed = _content_problems(ws)
+    problems += _tracked_state(ws)
+    if stale:
+        problems += _stale_problems(ws, parsed)
+    if base:
+        from orbit_learnings.curation.branches.collisions import collisions_with
+
+        problems += collisions_with(ws, base)
+    return sorted(set(problems), key=lambda p: (p.file, p.line, p.message))
+
+
+def _content_problems(ws: Workspace) -> tuple[list[Problem], list[_Parsed]]:
+    problems = [
         Problem(
             ws.relative(p),
             1,
@@ -66,16 +89,32 @@ def check_store(ws: Workspace, *, stale: bool = False, base: str | None = None) 
     parsed = _parse_all(ws, read_problems)
     linked = {link.file for link in links}  # each link once, with its target, not again per reader
     problems += links + [p for p in read_problems if p.file not in linked]
-    problems += _tracked_state(ws)
     problems += _duplicate_ids(parsed)
     problems += _link_problems(parsed)
-    if stale:
-        problems += _stale_problems(ws, parsed)
-    if base:
-        from orbit_learnings.curation.branches.collisions import collisions_with
+    return problems, parsed
 
-        problems += collisions_with(ws, base)
-    return sorted(problems, key=lambda p: (p.file, p.line, p.message))
+
+@contextmanager
+def staged_copy(ws: Workspace) -> Iterator[Workspace]:
+    """A throwaway workspace holding `.orbit/` exactly as staged in git's index."""
+    from orbit_learnings.curation import gitutil
+
+    if not gitutil.is_repository(ws.root_dir):
+        raise UsageError("--staged needs a git repository")
+    listed = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", ORBIT_DIR)
+    with tempfile.TemporaryDirectory(prefix="orbit-staged-") as folder:
+        os.makedirs(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR))
+        if listed:
+            gitutil.run_git(
+                ws.root_dir,
+                "checkout-index",
+                f"--prefix={folder}{os.sep}",
+                "-z",
+                "--stdin",
+                check=False,  # an unmerged path is skipped here and reported by its markers
+                stdin=listed,
+            )
+        yield Workspace(folder)
 
 
 def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:

@@ -21,13 +21,15 @@ if TYPE_CHECKING:
 
 
 class SetupReport:
-    """What an install or uninstall changed, and what it found already as wanted."""
+    """What an install or uninstall changed, what it found already as wanted, and what
+    will not work even so (said, never silent)."""
 
-    __slots__ = ("changed", "unchanged")
+    __slots__ = ("changed", "unchanged", "warnings")
 
     def __init__(self) -> None:
         self.changed: list[str] = []
         self.unchanged: list[str] = []
+        self.warnings: list[str] = []
 
 
 class Check:

@@ -87,13 +87,16 @@ def learning_file(ws: Workspace, learning_id: str) -> Path:
 
 def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learning:
     """Validate one file's text; every problem is reported as `file:line: message`."""
-    from orbit_learnings.store.yamlio import YamlSyntaxError, line_of, safe_load
+    from orbit_learnings.store.yamlio import (
+        YamlSyntaxError,
+        conflict_problems,
+        has_conflict_markers,
+        line_of,
+        safe_load,
+    )
 
     if has_conflict_markers(text):
-        line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("<<<<<<<"))
-        fix = f"orbit learning resolve-conflict {folder_id}" if folder_id else "resolve it by hand"
-        message = f"git conflict markers in {folder_id or 'learning file'}; run `{fix}`"
-        raise ValidationFailed([Problem(display_path, line, message, folder_id, "conflict")])
+        raise ValidationFailed(conflict_problems(text, folder_id, display_path))
     try:
         data = safe_load(text)
     except YamlSyntaxError as exc:
@@ -108,13 +111,6 @@ def parse_learning(text: str, folder_id: str | None, display_path: str) -> Learn
             for fp in exc.problems
         ]
         raise ValidationFailed(problems) from None
-
-
-def has_conflict_markers(text: str) -> bool:
-    lines = text.splitlines()
-    return any(ln.startswith("<<<<<<<") for ln in lines) and any(
-        ln.startswith(">>>>>>>") for ln in lines
-    )
 
 
 def read_learning(ws: Workspace, learning_id: str) -> Learning:

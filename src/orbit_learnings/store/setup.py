@@ -14,6 +14,7 @@ from orbit_learnings.store.bundles import learning_file, legacy_files
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.layout import (
     FEEDBACK_FILE,
+    LEARNING_FILE,
     LEARNINGS_DIR,
     LEGACY_SUPERSEDED_DIR,
     ORBIT_DIR,
@@ -60,10 +61,15 @@ GITIGNORE_TEXT = (
     f"# Derived, rebuildable state: the index, locks, sessions.\n{STATE_DIR}/\n"
     f"# A write killed before its rename leaves a temp file; never commit one.\n{TEMP_PATTERN}\n"
 )
+MERGE_DRIVER = "orbit-learning"  # git config `merge.<name>.driver`; see `orbit hooks install`
+MERGE_ATTRIBUTE = f"{LEARNINGS_DIR}/*/{LEARNING_FILE} merge={MERGE_DRIVER}"
 GITATTRIBUTES_TEXT = (
     "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
     f"{LEARNINGS_DIR}/*/{VOTES_FILE} merge=union\n"
     f"{LEARNINGS_DIR}/*/{FEEDBACK_FILE} merge=union\n"
+    "# Two edits of one learning merge field by field once the driver is in git config\n"
+    "# (`orbit hooks install`); without it git falls back to its own line merge.\n"
+    f"{MERGE_ATTRIBUTE}\n"
 )
 
 
@@ -94,4 +100,20 @@ def init_store(root: Path) -> InitReport:
     if TEMP_PATTERN not in lines:  # stores made before temp files were ignored
         atomic_write_text(ignore, "\n".join([*lines, TEMP_PATTERN]) + "\n")
         created.append(f"{ORBIT_DIR}/.gitignore ({TEMP_PATTERN})")
+    if ensure_merge_attribute(root):  # stores made before the merge driver
+        created.append(f"{ORBIT_DIR}/.gitattributes (merge={MERGE_DRIVER})")
     return InitReport(root, created)
+
+
+def ensure_merge_attribute(root: Path) -> bool:
+    """Give `learning.yaml` the field-by-field merge driver in `.orbit/.gitattributes`;
+    True when the line had to be added."""
+    attributes = root / ORBIT_DIR / ".gitattributes"
+    try:
+        lines = attributes.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        lines = []
+    if MERGE_ATTRIBUTE in lines:
+        return False
+    atomic_write_text(attributes, "\n".join([*lines, MERGE_ATTRIBUTE]) + "\n")
+    return True

@@ -16,6 +16,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from orbit_learnings.core.errors import Problem
 from orbit_learnings.core.timestamps import format_ts
 
 _FastLoader: type | None
@@ -182,6 +183,28 @@ class SurgicalEditor:
             self._splice(position, position, _render_block(key, value, column))
         self._parse()
 
+    def block(self, key: str) -> str:
+        """The lines of a top-level key and its value, exactly as written ("" when absent)."""
+        if key not in self.doc:
+            return ""
+        start, end = self._span((key,))
+        return "".join(self.lines[start:end])
+
+    def line_span(self, key: str) -> tuple[int, int]:
+        """Lines [start, end) of a top-level key (an empty span at the end when absent)."""
+        return self._span((key,)) if key in self.doc else (len(self.lines), len(self.lines))
+
+    def put_block(self, key: str, block: str) -> None:
+        """Replace a top-level key's lines with `block` (another file's lines for that key),
+        appending it when the key is new and removing the key when `block` is empty."""
+        lines = block.splitlines(keepends=True)
+        if key in self.doc:
+            start, end = self._span((key,))
+            self._splice(start, end, lines)
+        else:
+            self._splice(len(self.lines), len(self.lines), lines)
+        self._parse()
+
     def _node(self, key_path: tuple[str, ...]) -> Any:
         node = self.doc
         for key in key_path:
@@ -275,3 +298,38 @@ def line_containing(text: str, needle: str) -> int:
     """The 1-based line where `needle` first appears (1 if nowhere): where a problem with
     a value, such as a glob that does not compile, is reported."""
     return next((n for n, line in enumerate(text.splitlines(), 1) if needle in line), 1)
+
+
+# --- git conflict markers ---------------------------------------------------------
+# Two kinds reach a `learning.yaml`: the merge driver's, labelled with the one field both
+# branches changed differently (keep one value), and git's own around a whole file, which
+# means two learnings were added under one ID (`resolve-conflict` splits them).
+
+FIELD_CONFLICT = "(orbit: "  # the merge driver's label: one field changed on both branches
+
+
+def conflict_problems(text: str, folder_id: str | None, display_path: str) -> list[Problem]:
+    """One problem per conflict: a field the merge driver could not merge names itself;
+    anything else is two learnings under one ID, which `resolve-conflict` splits."""
+    problems = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("<<<<<<<"):
+            continue
+        if FIELD_CONFLICT in line:
+            field = line.split(FIELD_CONFLICT, 1)[1].split(" ", 1)[0]
+            message = (
+                f"{field} of {folder_id or 'this learning'} was changed differently on both "
+                "branches; keep one value and delete the conflict markers"
+            )
+        else:
+            fix = f"orbit learning resolve-conflict {folder_id}" if folder_id else "fix it by hand"
+            message = f"git conflict markers in {folder_id or 'learning file'}; run `{fix}`"
+        problems.append(Problem(display_path, number, message, folder_id, "conflict"))
+    return problems
+
+
+def has_conflict_markers(text: str) -> bool:
+    lines = text.splitlines()
+    return any(ln.startswith("<<<<<<<") for ln in lines) and any(
+        ln.startswith(">>>>>>>") for ln in lines
+    )

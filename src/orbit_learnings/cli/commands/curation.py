@@ -1,4 +1,4 @@
-"""Curation commands for reviewers, git hooks and CI: prune, check, resolve-conflict, renumber."""
+"""Curation commands for reviewers, git hooks and CI: prune and check."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
     JsonFlag,
 )
@@ -80,6 +79,10 @@ def check_command(
     output_format: Annotated[
         str, typer.Option("--format", help="text or github (Actions annotations).")
     ] = "text",
+    staged: Annotated[
+        bool,
+        typer.Option("--staged", help="Check the learnings as staged in git (what you commit)."),
+    ] = False,
     fix: Annotated[
         bool, typer.Option("--fix", help="First remove what killed writes left behind.")
     ] = False,
@@ -99,6 +102,7 @@ def check_command(
       orbit learning check --fix --dry-run              # what --fix would remove
       orbit learning check --stale --format github      # in a GitHub Actions job
       orbit learning check --base origin/main           # in a pull request's CI
+      orbit learning check --staged                     # in a pre-commit hook
     """
     from orbit_learnings.curation.check import check_store, github_annotation
 
@@ -108,7 +112,7 @@ def check_command(
         raise UsageError("--dry-run previews --fix; pass both")
     ws = STATE.workspace()
     fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
-    problems = check_store(ws, stale=stale, base=base)
+    problems = check_store(ws, stale=stale, base=base, staged=staged)
     if json_out:
         payload: dict[str, object] = {"problems": [p.to_dict() for p in problems]}
         emit_json(payload | ({"removed_leftovers": fixed} if fix else {}))
@@ -131,86 +135,3 @@ def _fix_leftovers(ws: Workspace, *, dry_run: bool, quiet: bool) -> list[str]:
     for leftover in [] if quiet else leftovers:
         info(f"{'Would remove' if dry_run else 'Removed'} {leftover} (left by a killed write)")
     return leftovers
-
-
-TargetOption = Annotated[
-    str | None,
-    typer.Option(
-        "--target",
-        metavar="REF",
-        help="The branch work merges into; its learning keeps the ID. "
-        "Default: target_branch in .orbit/config.yaml, else origin/main, main or master.",
-    ),
-]
-
-
-def resolve_conflict_command(
-    learning_id: Annotated[
-        str,
-        typer.Argument(
-            metavar="ID", help="The conflicted learning.", autocompletion=completion.learning_ids
-        ),
-    ],
-    *,
-    target: TargetOption = None,
-    json_out: JsonFlag = False,
-) -> None:
-    """Split a git add/add conflict into two learnings; the published one keeps the ID.
-
-    The side already on the target branch (origin/main by default) keeps the ID; the
-    newcomer gets the next free ID, with the votes, feedback and supersede links that
-    came with it. One learning edited on both branches is not split: keep the right
-    value of each conflicting field instead. Stages nothing: review, `git add`, commit.
-
-    \b
-    Example:
-      orbit learning resolve-conflict L-0007
-      orbit learning resolve-conflict L-0007 --target origin/develop
-    """
-    from orbit_learnings.curation.branches.conflicts import resolve_conflict
-
-    learning_id = learning_id.strip()
-    result = resolve_conflict(STATE.workspace(), learning_id, target=target)
-    if json_out:
-        emit_json(result.to_dict())
-        return
-    side = "our side" if result.kept == "ours" else "the incoming side"
-    info(f"{learning_id} keeps {side} ({result.reason}).")
-    moved = f" with {result.moved_rows} sidecar row(s)" if result.moved_rows else ""
-    info(f"The other side is now {result.new_id}{moved}.")
-    if result.relinked:
-        info(f"Links to it now point at {result.new_id} in: {', '.join(result.relinked)}.")
-    info("Review both files, then `git add .orbit/learnings` and commit.")
-
-
-def renumber_command(
-    learning_id: Annotated[
-        str,
-        typer.Argument(
-            metavar="OLD", help="The learning to move.", autocompletion=completion.learning_ids
-        ),
-    ],
-    *,
-    target: TargetOption = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="Renumber even a learning published on the target branch."),
-    ] = False,
-    json_out: JsonFlag = False,
-) -> None:
-    """Move a learning to the next free ID, with its sidecars and every link pointing at it.
-
-    Refuses a learning that is published on the target branch: a published ID keeps
-    its meaning (renumber this branch's newcomer instead, as `check --base` says).
-
-    \b
-    Example:
-      orbit learning renumber L-0007
-    """
-    from orbit_learnings.curation.branches.collisions import renumber
-
-    new_id = renumber(STATE.workspace(), learning_id.strip(), target=target, force=force)
-    if json_out:
-        emit_json({"old": learning_id, "new": new_id})
-    else:
-        info(f"{learning_id} is now {new_id}")

@@ -6,6 +6,7 @@ without a line of this module changing.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Annotated
 
@@ -72,6 +73,8 @@ def _run(names: list[str], *, command: str | None, install: bool) -> None:
             info(f"{'installed' if install else 'removed'} {item}")
         for item in report.unchanged:
             info(f"{'already there' if install else 'left alone'}: {item}")
+        for warning in report.warnings:
+            sys.stderr.write(f"orbit: warning: {warning}\n")
 
 
 def hooks_install_command(

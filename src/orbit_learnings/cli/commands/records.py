@@ -132,6 +132,7 @@ def init_command(
     cwd = Path.cwd()
     root = Path(STATE.root).resolve() if STATE.root else (cwd if here else toplevel(cwd) or cwd)
     report = setup.init_store(root)
+    report.created.extend(_register_merge_driver(root))
     if skill:
         from orbit_learnings.integrations.claude_code import setup as claude_setup
 
@@ -146,6 +147,20 @@ def init_command(
             info(f"(the repository's root; `orbit init --here` makes one in {cwd})")
     else:
         info(f"Already initialised: {report.root / '.orbit'}")
+
+
+def _register_merge_driver(root: Path) -> list[str]:
+    """In a git repository, `init` registers the learning merge driver as `hooks install` does."""
+    from orbit_learnings.curation.gitutil import is_repository
+    from orbit_learnings.integrations.base import SetupReport
+    from orbit_learnings.integrations.git import register_driver
+    from orbit_learnings.store.workspace import Workspace
+
+    if not is_repository(root):
+        return []
+    report = SetupReport()
+    register_driver(Workspace(root), report)
+    return [item for item in report.changed if not item.startswith(".orbit/.gitattributes")]
 
 
 def add_command(

@@ -21,6 +21,7 @@ from orbit_learnings.store.allocation import allocate_id, store_lock
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.layout import SIDECARS, bundle_display
 from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.yamlio import has_conflict_markers
 
 _OTHER_HEADS = ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD")
 
@@ -118,7 +119,7 @@ def _sides(ws: Workspace, learning_id: str) -> tuple[str, str, str | None]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise NotFound(f"no learning {learning_id}") from None
-    if not store.has_conflict_markers(text):
+    if not has_conflict_markers(text):
         raise OrbitError(f"{ws.relative(path)} has no conflict markers; nothing to resolve")
     relative = bundle_display(learning_id)
     if gitutil.is_repository(ws.root_dir):
