@@ -33,17 +33,18 @@ def word_matches(
     statuses: Sequence[str],
     tags: Sequence[str],
     limit: int = CANDIDATES,
-) -> list[tuple[str, float]]:
-    """(id, raw bm25) for one FTS5 expression, best first (bm25 is negative: lower wins)."""
+) -> list[tuple[str, float, int]]:
+    """(id, raw bm25, FTS rowid) for one FTS5 expression, best first (bm25 is negative:
+    lower wins). The rowid is what `matching_rows` sets hold."""
     tag_sql, tag_params = _tag_filter(tags)
     rows = conn.execute(
-        f"SELECT f.id, {_BM25} AS rank"
+        f"SELECT f.id, {_BM25} AS rank, f.rowid"
         " FROM learnings_fts f JOIN learnings_index l ON l.id = f.id"
         f" WHERE learnings_fts MATCH ? AND l.effective_status IN ({marks(len(statuses))}){tag_sql}"
         " ORDER BY rank LIMIT ?",
         (expression, *statuses, *tag_params, limit),
     )
-    return [(str(r[0]), float(r[1])) for r in rows]
+    return [(str(r[0]), float(r[1]), int(r[2])) for r in rows]
 
 
 def substring_matches(
@@ -69,11 +70,13 @@ def substring_matches(
     return [r[0] for r in conn.execute(sql, params)]
 
 
-def matching_ids(conn: sqlite3.Connection, expression: str) -> set[str]:
-    """Every learning whose words match one FTS5 expression, whatever its status: a
-    term's document frequency and which candidates contain it, in one lookup."""
-    rows = conn.execute("SELECT id FROM learnings_fts WHERE learnings_fts MATCH ?", (expression,))
-    return {str(r[0]) for r in rows}
+def matching_rows(conn: sqlite3.Connection, expression: str) -> set[int]:
+    """The FTS rowids of every learning whose words match one FTS5 expression, whatever
+    its status: a term's document frequency and which candidates contain it, in one
+    lookup. Rowids, not IDs: FTS5 answers them from its index alone, where each ID would
+    cost a lookup in the content table (4x slower for a word most learnings hold)."""
+    sql = "SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?"
+    return {r[0] for r in conn.execute(sql, (expression,))}
 
 
 def document_count(conn: sqlite3.Connection) -> int:

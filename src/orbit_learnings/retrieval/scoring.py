@@ -138,18 +138,18 @@ def text_matches(
 
 def _term_sets(
     conn: sqlite3.Connection, plan: fts.Plan, match: TextMatch
-) -> tuple[fts.Plan, list[set[str]]]:
+) -> tuple[fts.Plan, list[set[int]]]:
     """Which learnings hold each term; a term found nowhere gets its likely spelling."""
     containing = []
     for index, term in enumerate(plan.terms):
-        ids = fulltext.matching_ids(conn, term.expression())
+        ids = fulltext.matching_rows(conn, term.expression())
         if not ids and len(term.word) >= MIN_TYPO_LENGTH and term.word.isalpha():
             fixed = typo_fix(conn, term.word)
             if fixed is not None:
                 term = term.with_alternative(fixed)
                 plan = plan.replaced(index, term)
                 match.corrected[term.word] = fixed
-                ids = fulltext.matching_ids(conn, term.expression())
+                ids = fulltext.matching_rows(conn, term.expression())
         containing.append(ids)
     match.unknown_share = sum(1 for ids in containing if not ids) / len(containing)
     match.terms = len(containing)
@@ -159,7 +159,7 @@ def _term_sets(
 def _score(
     conn: sqlite3.Connection,
     plan: fts.Plan,
-    containing: list[set[str]],
+    containing: list[set[int]],
     statuses: Sequence[str],
     tags: Sequence[str],
     match: TextMatch,
@@ -176,22 +176,22 @@ def _score(
     top_idf = _idf(total, 1)
     phrases = _phrase_shares(conn, plan, containing, weights, all_weight)
     near_expression = plan.near_expression()
-    near = fulltext.matching_ids(conn, near_expression) if near_expression else set()
+    near = fulltext.matching_rows(conn, near_expression) if near_expression else set()
     in_summary = [
-        fulltext.matching_ids(conn, "summary : " + term.expression()) if ids else set()
+        fulltext.matching_rows(conn, "summary : " + term.expression()) if ids else set()
         for term, ids in zip(plan.terms, containing, strict=True)
     ]
-    best = max(-raw for _, raw in candidates) or 1.0
-    for learning_id, raw in candidates:
-        held = [w for w, ids in zip(weights, containing, strict=True) if learning_id in ids]
+    best = max(-raw for _, raw, _ in candidates) or 1.0
+    for learning_id, raw, row in candidates:
+        held = [w for w, rows in zip(weights, containing, strict=True) if row in rows]
         coverage = sum(held)
-        phrase = max((share for ids, share in phrases if learning_id in ids), default=0.0)
-        whole = bool(phrases) and learning_id in phrases[0][0] and phrases[0][1] >= 0.999
+        phrase = max((share for rows, share in phrases if row in rows), default=0.0)
+        whole = bool(phrases) and row in phrases[0][0] and phrases[0][1] >= 0.999
         parts = {
             "bm25": -raw / best,
             "coverage": coverage / all_weight,
             "phrase": phrase,
-            "near": 1.0 if learning_id in near else 0.0,
+            "near": 1.0 if row in near else 0.0,
         }
         relevance = sum(RELEVANCE_WEIGHTS[k] * v for k, v in parts.items())
         tier = "phrase" if whole else "part" if phrase else "near" if parts["near"] else "any"
@@ -204,7 +204,7 @@ def _score(
             phrase,
             rarity=max(held, default=0.0) / top_idf,
             weight=min(coverage / top_idf, 4.0) / 4.0,
-            summary=sum(w for w, ids in zip(weights, in_summary, strict=True) if learning_id in ids)
+            summary=sum(w for w, rows in zip(weights, in_summary, strict=True) if row in rows)
             / all_weight,
         )
 
@@ -217,16 +217,16 @@ def _idf(total: int, frequency: int) -> float:
 def _phrase_shares(
     conn: sqlite3.Connection,
     plan: fts.Plan,
-    containing: list[set[str]],
+    containing: list[set[int]],
     weights: list[float],
     all_weight: float,
-) -> list[tuple[set[str], float]]:
+) -> list[tuple[set[int], float]]:
     """(ids holding the phrase, share of the query's weight its words carry) per phrase."""
     by_word = {term.word: weight for term, weight in zip(plan.terms, weights, strict=True)}
     shares = []
     for phrase in plan.phrases:
         share = sum(by_word.get(w, 0.0) for w in set(phrase.split())) / all_weight
-        ids = fulltext.matching_ids(conn, plan.phrase_expression(phrase)) if share else set()
+        ids = fulltext.matching_rows(conn, plan.phrase_expression(phrase)) if share else set()
         shares.append((ids, min(share, 1.0)))
     return shares
 
