@@ -55,14 +55,20 @@ def allocate_id(ws: Workspace) -> str:
         return candidate
 
 
-def heal(ws: Workspace, *, dry_run: bool = False) -> list[str]:
+RECENT_BUNDLES = 8  # a killed `add` reserved the highest ID of its time: look that far back
+
+
+def heal(ws: Workspace, *, dry_run: bool = False, only: set[str] | None = None) -> list[str]:
     """Clear what a writer killed mid-write left behind: temp files, and bundle folders
     holding nothing else. Callers hold the store lock, so no write is in flight.
-    With `dry_run`, only name what would go (the preview `check --fix --dry-run` shows)."""
+    With `dry_run`, only name what would go (the preview `check --fix --dry-run` shows);
+    with `only`, look in those bundles alone (the write path's cheap heal)."""
     removed: list[str] = []
     if not ws.learnings_dir.is_dir():
         return removed
     for entry in os.scandir(ws.learnings_dir):
+        if only is not None and entry.name not in only:
+            continue
         if not entry.is_dir(follow_symlinks=False) or not ids.is_learning_id(entry.name):
             continue
         names = os.listdir(entry.path)
@@ -76,6 +82,26 @@ def heal(ws: Workspace, *, dry_run: bool = False) -> list[str]:
                 os.rmdir(entry.path)
             removed.append(f"{entry.name}/")
     return removed
+
+
+def heal_before_write(ws: Workspace, learning_id: str | None = None) -> None:
+    """What a write must not trip over, without opening every bundle (150 ms at 10,000):
+    the newest sequential bundles, where a killed `add` left its reserved folder, and
+    the bundle about to be written. Random IDs have no newest, so they get the full heal;
+    `sync` and `check --fix` always sweep everything."""
+    from orbit_learnings.store.config import id_mode
+
+    if id_mode(ws) == "random":
+        heal(ws)
+        return
+    numbered = []
+    if ws.learnings_dir.is_dir():
+        for entry in os.scandir(ws.learnings_dir):
+            match = ids.SEQUENTIAL_ID.match(entry.name)
+            if match and entry.name.startswith(ws.prefix):
+                numbered.append((int(match.group(1)), entry.name))
+    recent = {name for _, name in sorted(numbered)[-RECENT_BUNDLES:]}
+    heal(ws, only=recent | ({learning_id} if learning_id else set()))
 
 
 def store_lock(ws: Workspace) -> Any:

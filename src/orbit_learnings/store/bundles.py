@@ -26,7 +26,7 @@ from orbit_learnings.core.errors import (
 from orbit_learnings.core.model import Evidence, Learning
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.store.allocation import allocate_id, heal, store_lock
+from orbit_learnings.store.allocation import allocate_id, heal_before_write, store_lock
 from orbit_learnings.store.fileops import (
     append_line,
     atomic_write_text,
@@ -173,7 +173,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
-        heal(ws)
+        heal_before_write(ws)
         learning_id = allocate_id(ws)
         stamp = now_iso()
         document = _new_document(learning_id, stamp, new)
@@ -246,7 +246,7 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
     with store_lock(ws):
-        heal(ws)
+        heal_before_write(ws, learning_id)
         current = read_learning(ws, learning_id)
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
