@@ -388,3 +388,43 @@ def test_vectors_of_another_model_are_stale_not_compared(workspace: Path) -> Non
         assert [i for i, _ in vectors.current(fresh.conn, ("active",), "model-a")] == [learning_id]
         assert vectors.current(fresh.conn, ("active",), "model-b") == []
         assert [i for i, _, _ in vectors.missing(fresh.conn, "model-b")] == [learning_id]
+
+
+def test_a_parallel_rebuild_indexes_exactly_what_a_serial_one_does(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forked workers parse large stores; what they hand back must index identically."""
+    from orbit_learnings.index import parallel
+
+    ws = Workspace(workspace)
+    for n in range(12):
+        learning = store.create_learning(
+            ws, store.NewLearning(f"Lesson number {n}", Scope([f"src/m{n}/**"], ["t"]))
+        )
+        store.add_vote(ws, learning.id, "claude", f"T-{n}")
+    broken = store.learning_file(ws, "L-0005")
+    broken.write_text(broken.read_text().replace("status: active", "status: wobbly"))
+
+    def dump() -> tuple[list[tuple[object, ...]], list[str]]:
+        problems = index.validate(ws)
+        with index.open_fresh(ws):
+            pass
+        conn = sqlite3.connect(workspace / ".orbit/state/index.sqlite3")
+        rows = conn.execute("SELECT id, summary FROM learnings_index ORDER BY id").fetchall()
+        rows += conn.execute("SELECT learning_id, task_id FROM votes ORDER BY 1, 2").fetchall()
+        rows += conn.execute(
+            "SELECT id FROM learnings_fts WHERE learnings_fts MATCH 'lesson'"
+        ).fetchall()
+        conn.close()
+        return rows, [str(p) for p in problems]
+
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 10**9)
+    serial = dump()
+    (workspace / ".orbit/state/index.sqlite3").unlink()
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(parallel, "CHUNK", 5)
+    if len(os.sched_getaffinity(0)) > 1:
+        assert parallel._workers(12) >= 2  # the workers really ran
+    assert dump() == serial
+    assert any("status must be one of" in p for p in serial[1])
+    assert len(serial[0]) == 11 + 11 + 11

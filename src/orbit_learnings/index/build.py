@@ -15,6 +15,7 @@ from orbit_learnings.core.errors import LegacyLayoutError, Problem, ValidationFa
 from orbit_learnings.core.progress import report
 from orbit_learnings.index import reads
 from orbit_learnings.index.freshness import Scan, scan
+from orbit_learnings.index.parallel import load_all
 from orbit_learnings.index.rows import delete_folder, insert, load_folder, resolve_links, stamp
 from orbit_learnings.index.schema import TABLES, create_schema, discard, meta, open_usable
 from orbit_learnings.store.layout import LEARNINGS_PREFIX
@@ -35,8 +36,8 @@ def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[P
         conn.execute(f"DELETE FROM {table}")
     problems: list[Problem] = []
     folders = sorted(snapshot.signatures)
-    for number, folder in enumerate(folders, 1):
-        loaded = load_folder(ws, folder)
+    for number, loaded in enumerate(load_all(ws, folders), 1):
+        folder = loaded.folder
         problems.extend(loaded.problems)
         insert(conn, loaded, snapshot.storable(folder))
         if number % PROGRESS_EVERY == 0 or number == len(folders):
