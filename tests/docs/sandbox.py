@@ -210,6 +210,8 @@ def _conflict(box: Sandbox, templates: Templates, learning_id: str) -> None:
     path = box.repo / ".orbit" / "learnings" / learning_id / "learning.yaml"
     ours = path.read_text(encoding="utf-8")
     theirs = re.sub(r"^summary: .*$", "summary: The incoming side's lesson.", ours, flags=re.M)
+    # another developer's learning: born elsewhere, at another time
+    theirs = re.sub(r"^created_at: .*$", "created_at: 2026-06-01T09:30:00Z", theirs, flags=re.M)
     path.write_text(f"<<<<<<< HEAD\n{ours}=======\n{theirs}>>>>>>> feature\n", encoding="utf-8")
 
 

