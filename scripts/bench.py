@@ -273,6 +273,15 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
                     [str(ORBIT), "learning", "search", "invariants engine", "--json"],
                     None,
                 ),
+                "search_kind_learning_json": (
+                    [str(ORBIT), "search", "invariants engine", "--kind", "learning", "--json"],
+                    None,
+                ),
+                # What a user would otherwise run: no ranking, no scope, but no index either.
+                "git_grep_same_query": (
+                    ["git", "grep", "--no-index", "-l", "-i", "invariants engine", ".orbit"],
+                    None,
+                ),
             },
             tmp,
             proc_repeats,

@@ -250,6 +250,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "inject",
         "hook_claude_code",
         "search_json",
+        "search_kind_learning_json",
+        "git_grep_same_query",
     }
 
 

@@ -294,10 +294,13 @@ def hybrid(
 def semantic_enabled() -> bool:
     """On when the model is installed, unless ORBIT_SEMANTIC=0; decided without importing
     the semantic module (and its hashlib and numpy) when it cannot be on."""
-    import importlib.util
     import os
 
-    if os.environ.get("ORBIT_SEMANTIC", "1") == "0" or importlib.util.find_spec("numpy") is None:
+    if os.environ.get("ORBIT_SEMANTIC", "1") == "0":
+        return False
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
         return False
     from orbit_learnings.retrieval import semantic
 
