@@ -87,6 +87,8 @@ def parse(
 
 def summarise(ws: Workspace, learning_id: str) -> Confidence:
     path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
+        return Confidence(START, 0, 0)
     try:
         text = read_regular_text(path)
     except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
@@ -94,6 +96,18 @@ def summarise(ws: Workspace, learning_id: str) -> Confidence:
     latest, _ = parse(text, learning_id, path)
     helpful = sum(1 for row in latest.values() if row["helpful"])
     return Confidence(score(helpful, len(latest) - helpful), helpful, len(latest) - helpful)
+
+
+def _exists_as_file(path: str) -> bool:
+    """False only when nothing is there; anything else goes through the careful read
+    (which refuses links and devices), so a missing file costs a search one lstat."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def confidence_for(ws: Workspace, ids: Iterable[str]) -> dict[str, Confidence]:
