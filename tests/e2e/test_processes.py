@@ -251,6 +251,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "hook_claude_code",
         "search_json",
     }
+    for key in ("check_stale", "prune_json"):  # in a git repository of generated files
+        assert result["stale"][key]["median_ms"] >= 0
 
 
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
