@@ -237,8 +237,12 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
         Problem(
             by_id[s.id].path if s.id in by_id else s.id,
             1,
-            f"{s.id} is stale ({', '.join(s.reasons)}); update it or run "
-            "`orbit learning prune --archive`",
+            f"{s.id} is stale ({s.describe()}); "
+            + (
+                "follow the rename with `orbit learning prune --follow-renames`"
+                if s.renames
+                else "update it or run `orbit learning prune --archive`"
+            ),
             s.id,
             "stale",
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -69,6 +70,46 @@ def commits_on_branch(root: str | Path) -> set[str]:
     """The full SHA of every commit reachable from HEAD (none on an unborn branch): one walk
     answers for every cited commit, where a `merge-base --is-ancestor` each cost a process."""
     return set(run_git(root, "rev-list", "HEAD", check=False).split())
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One file git's rename detection saw move, in the commit `commit` (abbreviated)."""
+
+    commit: str
+    old: str
+    new: str
+
+
+def renames_touching(root: str | Path, paths: Sequence[str]) -> list[Moved]:
+    """Renames in the commits on the current branch that touch any of `paths` (files or
+    folders, taken literally), newest first: one `git log` for all of them. `--full-diff`
+    lets rename detection see where a file went, outside the paths asked about."""
+    limit = ["--", *paths] if sum(len(p) + 1 for p in paths) <= PATHSPEC_BUDGET else []
+    args = ["--literal-pathspecs", "log", "--no-color", "--no-show-signature", "-M"]
+    args += ["--full-diff", "--diff-filter=R"]
+    args += ["--name-status", "-z", "--format=commit %h", "HEAD", *limit]
+    return _parse_moves(run_git(root, *args, check=False))
+
+
+PATHSPEC_BUDGET = 64_000  # characters of paths on one command line; more asks about all renames
+
+
+def _parse_moves(out: str) -> list[Moved]:
+    """`commit <hash>` records, each followed by `R<score> NUL old NUL new NUL` entries."""
+    moves: list[Moved] = []
+    tokens = out.split("\0")
+    commit, position = "", 0
+    while position < len(tokens):
+        token = tokens[position].lstrip("\n")
+        if token.startswith("commit "):
+            commit = token.removeprefix("commit ")
+        elif token.startswith(("R", "C")) and position + 2 < len(tokens):
+            if token.startswith("R"):
+                moves.append(Moved(commit, tokens[position + 1], tokens[position + 2]))
+            position += 2
+        position += 1
+    return moves
 
 
 def show(root: str | Path, revision_path: str) -> str | None:

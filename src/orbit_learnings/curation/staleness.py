@@ -9,7 +9,8 @@ A learning is stale when any of these holds:
 Only active learnings are candidates.
 
 Git is asked a fixed number of times per run, never once per learning: one file list,
-one resolution of every cited commit and one walk of the branch.
+one resolution of every cited commit and one walk of the branch, and (only when some
+learning lost its paths) one history query per rename hop (see `renames.py`).
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from orbit_learnings.core.matching import (
 )
 from orbit_learnings.core.progress import report
 from orbit_learnings.curation import gitutil
+from orbit_learnings.curation.renames import Rename, follow, rewrite_scope
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
 from orbit_learnings.store.layout import ORBIT_DIR, TASKS_DIR
 from orbit_learnings.store.workspace import Workspace
 
 SKIP_DIRS = {".git", ORBIT_DIR, "node_modules", ".venv", "venv", "__pycache__"}
+PATHS_GONE = "paths-gone"
 FEW = 32  # candidate files cheaper to try with the regex than to narrow down further
 
 
@@ -43,9 +46,23 @@ class Stale:
     id: str
     summary: str
     reasons: list[str]
+    renames: list[Rename] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "summary": self.summary, "reasons": self.reasons}
+        return {
+            "id": self.id,
+            "summary": self.summary,
+            "reasons": self.reasons,
+            "renames": [r.to_dict() for r in self.renames],
+        }
+
+    def describe(self) -> str:
+        """`paths-gone (src/a.py → src/b.py, renamed in 3f2a1c9), commits-gone`."""
+        moved = "; ".join(r.describe() for r in self.renames)
+        return ", ".join(
+            f"{reason} ({moved})" if reason == PATHS_GONE and moved else reason
+            for reason in self.reasons
+        )
 
 
 @dataclass
@@ -219,7 +236,7 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
         reasons = []
         globs = regexes.get(learning_id, [])
         if globs and not any(files.any_match(r, g) for r, g in globs):
-            reasons.append("paths-gone")
+            reasons.append(PATHS_GONE)
         commits = [e["ref"] for e in evidence if e["kind"] == "commit"]
         if commits and in_git and not any(c in on_branch for c in commits):
             reasons.append("commits-gone")
@@ -232,6 +249,8 @@ def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
             reasons.append("tasks-gone")
         if reasons:
             stale.append(Stale(learning_id, summary, reasons))
+    if in_git:
+        _add_renames(ws, stale, regexes, files)
     return StaleReport(stale, notes)
 
 
@@ -243,6 +262,27 @@ def _commits_on_branch(
     resolved = gitutil.resolve_commits(ws.root_dir, cited)
     reachable = gitutil.commits_on_branch(ws.root_dir) if resolved else set()
     return {ref for ref, sha in resolved.items() if sha in reachable}
+
+
+def _add_renames(
+    ws: Workspace,
+    stale: list[Stale],
+    regexes: dict[str, list[tuple[str, str]]],
+    files: RepoFiles,
+) -> None:
+    """Where git saw the files of paths-gone learnings go, for the report and --follow-renames."""
+    gone = [s for s in stale if PATHS_GONE in s.reasons]
+    globs = sorted({g for s in gone for _, g in regexes.get(s.id, [])})
+    if not globs:
+        return
+    found = follow(ws.root_dir, globs, files)
+    for item in gone:
+        item.renames = [found[g] for _, g in regexes.get(item.id, []) if g in found]
+
+
+def follow_renames(ws: Workspace, report: StaleReport) -> list[str]:
+    """Rewrite the scope of each stale learning whose dead globs git saw move."""
+    return [s.id for s in report.stale if s.renames and rewrite_scope(ws, s.id, s.renames)]
 
 
 def archive(ws: Workspace, report: StaleReport) -> list[str]:
