@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,8 +35,9 @@ AREAS = ["api", "billing", "engine", "web", "db", "auth", "search", "infra", "do
 TAGS = ["performance", "database", "security", "testing", "frontend", "ci", "money", "i18n"]
 
 
-def generate(root: Path, count: int, seed: int = 7) -> None:
-    """Write `count` learnings with realistic scopes straight to disk (fast, no CLI)."""
+def generate(root: Path, count: int, seed: int = 7, commits: Sequence[str] = ()) -> None:
+    """Write `count` learnings with realistic scopes straight to disk (fast, no CLI);
+    with `commits`, every third learning cites one of them as evidence."""
     rng = random.Random(seed)
     learnings = root / ".orbit" / "learnings"
     learnings.mkdir(parents=True)
@@ -57,6 +58,8 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
         folder = learnings / lid
         folder.mkdir()
         path_lines = "".join(f'    - "{p}"\n' for p in paths) or "    []\n"
+        cited = commits[n // 3 % len(commits)] if commits and n % 3 == 0 else None
+        evidence = f"\n  - kind: commit\n    ref: {cited}" if cited else " []"
         (folder / "learning.yaml").write_text(
             f"id: {lid}\nschemaVersion: 1\nstatus: active\n"
             f"created_at: 2026-0{1 + n % 9}-01T10:00:00Z\n"
@@ -65,7 +68,7 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
             f"summary: When touching {area} {sub}, remember lesson {n} about {tags[0]}"
             " and retries.\n"
             f"body: |\n  Longer explanation {n} for {area}: why it matters and how to apply it.\n"
-            f"evidence: []\nsupersedes: null\npriority: {n % 3}\n"
+            f"evidence:{evidence}\nsupersedes: null\npriority: {n % 3}\n"
         )
         votes = rng.randrange(21)
         if votes:
@@ -97,13 +100,21 @@ def timed_together(actions: dict[str, Callable[[], object]], repeats: int) -> di
     """Time several actions round-robin, so that measurements compared with each other
     (a command and its floor) see the same machine: shared VMs drift by tens of
     percent over seconds."""
+    samples = samples_together(actions, repeats)
+    return {name: summary(values) for name, values in samples.items()}
+
+
+def samples_together(
+    actions: dict[str, Callable[[], object]], repeats: int
+) -> dict[str, list[float]]:
+    """Each action's wall times in ms, taken round-robin (see `timed_together`)."""
     samples: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(repeats):
         for name, action in actions.items():
             start = time.perf_counter()
             action()
             samples[name].append((time.perf_counter() - start) * 1000)
-    return {name: summary(values) for name, values in samples.items()}
+    return samples
 
 
 def run_process(args: list[str], cwd: Path, stdin: str | None = None) -> None:
@@ -297,6 +308,101 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+STALE_FILE_NAMES = [
+    "handlers.py",
+    "models.py",
+    "views.py",
+    "schema.py",
+    "README.md",
+    "tests/test_handlers.py",
+    "tests/test_models.py",
+    "migrations/0001_init.py",
+    "utils/helpers.py",
+]
+LIB_AREAS = AREAS[:8]  # two areas have no lib/ folder: their `lib/{area}/**` scopes match nothing
+
+
+def generate_tree(root: Path, files: int) -> None:
+    """About `files` source files shaped like the scopes `generate` writes: nine in ten under
+    `services/{area}/mod{k}/`, with fewer `mod` folders than the scopes name (so about one
+    path-scoped learning in ten is stale), the rest under `lib/{area}/`."""
+    per_mod = len(STALE_FILE_NAMES) + 1
+    mods = max(1, files * 9 // 10 // (len(AREAS) * per_mod))
+    for area in AREAS:
+        for k in range(mods):
+            folder = root / "services" / area / f"mod{k}"
+            for name in [*STALE_FILE_NAMES, f"mod{k}_service.py"]:
+                path = folder / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(b"")
+    per_area = max(1, (files - mods * per_mod * len(AREAS)) // len(LIB_AREAS))
+    for area in LIB_AREAS:
+        for k in range(per_area):
+            path = root / "lib" / area / f"pkg{k // 25}" / f"part{k}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"")
+
+
+def commit_all(root: Path, message: str) -> str:
+    """`git add -A` and commit; the new commit's SHA."""
+    env = {
+        **os.environ,
+        **{
+            f"GIT_{who}_{what}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for what, value in (("NAME", "bench"), ("EMAIL", "bench@example.com"))
+        },
+    }
+    for args in (["add", "-A"], ["commit", "-qm", message]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def run_git_count(root: Path) -> int:
+    """How many files git tracks in `root`."""
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True, capture_output=True)
+    return out.stdout.count(b"\0")
+
+
+def bench_stale(count: int, files: int, repeats: int) -> dict[str, object]:
+    """`check --stale` and `prune --json` as whole processes, in a real git repository of
+    about `files` files; a third of the learnings cite a commit (one in three of those is
+    unknown). Each run's time is kept: these are seconds, not milliseconds, and few."""
+    from orbit_learnings.index import build as index
+    from orbit_learnings.store.workspace import Workspace
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"orbit-bench-stale-{count}-"))
+    try:
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp, check=True)
+        generate_tree(tmp, files)
+        head = commit_all(tmp, "tree")
+        sources = run_git_count(tmp)
+        generate(tmp, count, commits=[head, head[:9], "0123456789abcdef" * 2 + "01234567"])
+        commit_all(tmp, "learnings")
+        tracked = run_git_count(tmp)
+        ws = Workspace(tmp)
+        index.sync(ws)
+        time.sleep(1.1)  # past the index's racy window, so no run pays for a refresh
+        with index.open_fresh(ws):
+            pass
+        commands = {
+            "check_stale": [str(ORBIT), "learning", "check", "--stale"],
+            "prune_json": [str(ORBIT), "learning", "prune", "--json"],
+        }
+        runs = samples_together(
+            {name: (lambda args=args: run_process(args, tmp)) for name, args in commands.items()},
+            repeats,
+        )
+        result: dict[str, object] = {"learnings": count, "files": sources, "tracked": tracked}
+        for name, values in runs.items():
+            result[name] = {**summary(values, 1), "runs_ms": [round(v, 1) for v in values]}
+        return result
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def machine() -> dict[str, str]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -367,6 +473,7 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
             ratio = f", {entry['ratio_to_floor']}×" if "ratio_to_floor" in entry else ""
             cells.append(f"{entry['median_ms']:.1f}{ratio}, {entry['max_rss_mb']} MB")
         proc_rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    proc_rows += stale_rows(results)
     header = (
         "# Performance\n\n"
         "Generated by `make bench` (`scripts/bench.py`); numbers are from the machine below\n"
@@ -377,6 +484,30 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
     return header + "\n".join(rows + proc_rows) + "\n"
 
 
+def stale_rows(results: list[dict[str, object]]) -> list[str]:
+    """Staleness, whole process, in a git repository of generated files: each run shown."""
+    stale = [r["stale"] for r in results]
+    files = ", ".join(f"{s['files']:,}" for s in stale)  # type: ignore[index]
+    rows = [
+        "",
+        f"| staleness, whole process (median ms; each run), {files} source files | "
+        + " | ".join(f"{r['learnings']:,} learnings" for r in results)
+        + " |",
+        "|---|" + "---|" * len(results),
+    ]
+    for key, label in [
+        ("check_stale", "`orbit learning check --stale`"),
+        ("prune_json", "`orbit learning prune --json`"),
+    ]:
+        cells = []
+        for entry in stale:
+            timing = entry[key]  # type: ignore[index]
+            runs = ", ".join(f"{v:.0f}" for v in timing["runs_ms"])
+            cells.append(f"{timing['median_ms']:.0f}; {runs}")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -384,6 +515,11 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--process-repeats", type=int, default=15)
+    parser.add_argument("--stale-files", type=int, default=20000, help="files in the stale runs")
+    parser.add_argument("--stale-repeats", type=int, default=3)
+    parser.add_argument(
+        "--only-stale", action="store_true", help="only `check --stale` and `prune`; prints JSON"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
     parser.add_argument(
         "--json", action="store_true", help="print JSON instead of writing docs/performance.md"
@@ -392,11 +528,18 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.repeats, args.process_repeats = [30], 3, 2
+        args.stale_files, args.stale_repeats = 300, 1
     results = []
     for size in args.sizes:
         print(f"benchmarking {size} learnings...", file=sys.stderr)
-        results.append(bench_size(size, args.repeats, args.process_repeats))
+        stale = bench_stale(size, args.stale_files, args.stale_repeats)
+        if args.only_stale:
+            results.append(stale)
+            continue
+        results.append(bench_size(size, args.repeats, args.process_repeats) | {"stale": stale})
     info = machine()
+    if args.only_stale:
+        args.json = True
     if args.json:
         print(json.dumps({"machine": info, "results": results}, indent=2))
     else:

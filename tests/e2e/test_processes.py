@@ -253,6 +253,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "search_kind_learning_json",
         "git_grep_same_query",
     }
+    for key in ("check_stale", "prune_json"):  # in a git repository of generated files
+        assert result["stale"][key]["median_ms"] >= 0
 
 
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
+from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import (
@@ -124,9 +125,14 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
     folder_root = ws.learnings_dir
     if not folder_root.is_dir():
         return parsed
-    for entry in sorted(os.scandir(folder_root), key=lambda e: e.name):
-        if not entry.is_dir() or entry.name.startswith(".") or entry.name == LEGACY_SUPERSEDED_DIR:
-            continue
+    entries = [
+        entry
+        for entry in sorted(os.scandir(folder_root), key=lambda e: e.name)
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name != LEGACY_SUPERSEDED_DIR
+    ]
+    for number, entry in enumerate(entries, 1):
+        if number % 25 == 0 or number == len(entries):  # seconds for a large store
+            report("validating learnings", number, len(entries))
         path = ws.relative(os.path.join(entry.path, LEARNING_FILE))
         try:
             text = read_regular_text(os.path.join(entry.path, LEARNING_FILE))
@@ -265,17 +271,21 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
     from orbit_learnings.curation.staleness import find_stale
 
     by_id = {p.learning.id: p for p in parsed if p.learning is not None}
-    report = find_stale(ws)
+    found = find_stale(ws)
     return [
         Problem(
             by_id[s.id].path if s.id in by_id else s.id,
             1,
-            f"{s.id} is stale ({', '.join(s.reasons)}); update it or run "
-            "`orbit learning prune --archive`",
+            f"{s.id} is stale ({s.describe()}); "
+            + (
+                "follow the rename with `orbit learning prune --follow-renames`"
+                if s.renames
+                else "update it or run `orbit learning prune --archive`"
+            ),
             s.id,
             "stale",
         )
-        for s in report.stale
+        for s in found.stale
     ]
 
 

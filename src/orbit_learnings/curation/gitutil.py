@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -44,18 +47,69 @@ def repository_files(root: str | Path) -> list[str]:
     return sorted({p for p in out.split("\0") if p})
 
 
-def commit_on_current_branch(root: str | Path, sha: str) -> bool:
-    """True when `sha` names a commit reachable from HEAD (unknown SHAs are not)."""
-    try:
-        full = run_git(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}").strip()
-    except GitUnavailable:
-        return False
-    if not full:
-        return False
-    proc = subprocess.run(
-        ["git", "merge-base", "--is-ancestor", full, "HEAD"], cwd=root, capture_output=True
-    )
-    return proc.returncode == 0
+def resolve_commits(root: str | Path, refs: Iterable[str]) -> dict[str, str]:
+    """Each ref that names a commit -> its full SHA, in one `git cat-file --batch-check`
+    (abbreviated SHAs resolve as `rev-parse` would: ambiguous and unknown ones do not)."""
+    asked = sorted({ref for ref in refs if ref and "\n" not in ref and "\r" not in ref})
+    if not asked:
+        return {}
+    stdin = "".join(f"{ref}^{{commit}}\n" for ref in asked)
+    out = run_git(root, "cat-file", "--batch-check=%(objectname)", check=False, stdin=stdin)
+    answers = out.split("\n")
+    return {
+        ref: answer
+        for ref, answer in zip(asked, answers, strict=False)
+        if _FULL_SHA.fullmatch(answer)
+    }
+
+
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def commits_on_branch(root: str | Path) -> set[str]:
+    """The full SHA of every commit reachable from HEAD (none on an unborn branch): one walk
+    answers for every cited commit, where a `merge-base --is-ancestor` each cost a process."""
+    return set(run_git(root, "rev-list", "HEAD", check=False).split())
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One file git's rename detection saw move, in the commit `commit` (abbreviated)."""
+
+    commit: str
+    old: str
+    new: str
+
+
+def renames_touching(root: str | Path, paths: Sequence[str]) -> list[Moved]:
+    """Renames in the commits on the current branch that touch any of `paths` (files or
+    folders, taken literally), newest first: one `git log` for all of them. `--full-diff`
+    lets rename detection see where a file went, outside the paths asked about."""
+    limit = ["--", *paths] if sum(len(p) + 1 for p in paths) <= PATHSPEC_BUDGET else []
+    args = ["--literal-pathspecs", "log", "--no-color", "--no-show-signature", "-M"]
+    args += ["--full-diff", "--diff-filter=R"]
+    args += ["--name-status", "-z", "--format=commit %h", "HEAD", *limit]
+    return _parse_moves(run_git(root, *args, check=False))
+
+
+PATHSPEC_BUDGET = 64_000  # characters of paths on one command line; more asks about all renames
+
+
+def _parse_moves(out: str) -> list[Moved]:
+    """`commit <hash>` records, each followed by `R<score> NUL old NUL new NUL` entries."""
+    moves: list[Moved] = []
+    tokens = out.split("\0")
+    commit, position = "", 0
+    while position < len(tokens):
+        token = tokens[position].lstrip("\n")
+        if token.startswith("commit "):
+            commit = token.removeprefix("commit ")
+        elif token.startswith(("R", "C")) and position + 2 < len(tokens):
+            if token.startswith("R"):
+                moves.append(Moved(commit, tokens[position + 1], tokens[position + 2]))
+            position += 2
+        position += 1
+    return moves
 
 
 def show(root: str | Path, revision_path: str) -> str | None:

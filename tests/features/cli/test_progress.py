@@ -11,6 +11,7 @@ import pytest
 from orbit_learnings.cli import progress as terminal
 from orbit_learnings.core import progress
 from orbit_learnings.core.scope import Scope
+from orbit_learnings.curation.check import check_store
 from orbit_learnings.curation.staleness import find_stale
 from orbit_learnings.index import build
 from orbit_learnings.store import bundles
@@ -36,6 +37,17 @@ def test_a_first_index_and_a_stale_check_report_how_far_they_are(
     assert indexing[-1] == ("indexing learnings", 120, 120) and len(indexing) >= 3
     find_stale(ws)
     assert ("checking for stale learnings", 120, 120) in heard
+
+
+def test_check_reports_its_validation_and_its_stale_check(
+    workspace: Path, heard: list[tuple[str, int, int]]
+) -> None:
+    ws = Workspace(workspace)
+    for n in range(30):
+        bundles.create_learning(ws, bundles.NewLearning(f"lesson {n}", Scope([f"gone{n}/**"])))
+    assert len(check_store(ws, stale=True)) == 30
+    assert ("validating learnings", 30, 30) in heard
+    assert ("checking for stale learnings", 30, 30) in heard
 
 
 def test_the_terminal_line_waits_a_second_then_rewrites_itself(

@@ -91,7 +91,9 @@ def test_prune_reports_without_changing_and_delete_archives(
     add(orbit, "--tag", "alive")
     before = (git_repo / ".orbit/learnings/L-0001/learning.yaml").read_text()
     report = orbit("learning", "prune", "--stale-only", "--json").json()
-    assert report == {"stale": [{"id": "L-0001", "summary": "lesson", "reasons": ["paths-gone"]}]}
+    assert report == {
+        "stale": [{"id": "L-0001", "summary": "lesson", "reasons": ["paths-gone"], "renames": []}]
+    }
     assert (git_repo / ".orbit/learnings/L-0001/learning.yaml").read_text() == before
     table = orbit("learning", "prune")
     assert "L-0001\tpaths-gone\tlesson" in table.out

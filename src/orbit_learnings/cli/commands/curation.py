@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,11 +19,27 @@ from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 from orbit_learnings.store.workspace import Workspace
 
+if TYPE_CHECKING:
+    from orbit_learnings.curation.staleness import StaleReport
+
 
 def prune_command(
     *,
     archive_them: Annotated[
         bool, typer.Option("--archive", help="Archive them (status: archived, kept on disk).")
+    ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow-renames",
+            help="Rewrite the scope of stale learnings whose files git saw renamed.",
+        ),
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="With --follow-renames: apply without asking.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="With --follow-renames: only print the plan.")
     ] = False,
     delete: Annotated[
         bool, typer.Option("--delete", hidden=True, help="The old spelling of --archive.")
@@ -36,25 +52,36 @@ def prune_command(
     """Report learnings whose paths, commits or tasks are gone; archive them with --archive.
 
     Archived learnings stay on disk (`status: archived`) and leave lists, search and
-    injection.
+    injection. A path that git saw renamed is named with its new place; --follow-renames
+    rewrites those scopes (after a preview and a question, unless --yes).
 
     \b
     Examples:
       orbit learning prune             # report only; changes nothing
       orbit learning prune --archive   # archive every stale learning
+      orbit learning prune --follow-renames --dry-run  # what it would rewrite
     """
     from orbit_learnings.curation.staleness import archive, find_stale
 
     delete = archive_them or delete
+    _check_prune_flags(follow=follow, archive=delete, yes=yes, dry_run=dry_run)
     ws = STATE.workspace()
     report = find_stale(ws)
     for note in report.notes:
         sys.stderr.write(f"orbit: note: {note}\n")
-    archived = archive(ws, report) if delete else []
+    if follow:
+        _follow_renames(ws, report, yes=yes, dry_run=dry_run, json_out=json_out)
+        return
+    archived = archive(ws, report) if delete else None
+    _show_stale(report, archived, json_out=json_out)
+
+
+def _show_stale(report: StaleReport, archived: list[str] | None, *, json_out: bool) -> None:
+    """The report, with what --archive archived (None without it)."""
     if json_out:
         payload: dict[str, object] = report.to_dict()
         payload.pop("notes")
-        if delete:
+        if archived is not None:
             payload["archived"] = archived
         emit_json(payload)
         return
@@ -62,9 +89,56 @@ def prune_command(
         info("No stale learnings.")
         return
     for stale in report.stale:
-        info(f"{stale.id}\t{', '.join(stale.reasons)}\t{stale.summary}")
-    if delete:
+        info(f"{stale.id}\t{stale.describe()}\t{stale.summary}")
+    if archived is not None:
         info(f"Archived {len(archived)} learning(s); see `orbit learning list --status archived`.")
+
+
+def _check_prune_flags(*, follow: bool, archive: bool, yes: bool, dry_run: bool) -> None:
+    if (yes or dry_run) and not follow:
+        raise UsageError("--yes and --dry-run go with --follow-renames")
+    if yes and dry_run:
+        raise UsageError("--yes applies and --dry-run only previews; pass one of them")
+    if follow and archive:
+        raise UsageError("--follow-renames and --archive both change stale learnings; run one")
+
+
+def _follow_renames(
+    ws: Workspace, report: StaleReport, *, yes: bool, dry_run: bool, json_out: bool
+) -> None:
+    """Preview the rewrites, then apply them when --yes says so or a person at a terminal
+    agrees: nothing is written otherwise."""
+    from orbit_learnings.curation.staleness import follow_renames
+
+    plan = [{"id": s.id, **r.to_dict()} for s in report.stale for r in s.renames]
+    if not json_out or not (yes or dry_run):  # with --json, only a question needs the plan
+        show = (lambda line: sys.stderr.write(line + "\n")) if json_out else info
+        for step in plan:
+            show(f"{step['id']}: {step['from']} → {step['to']}")
+        if not plan:
+            show("No stale learning has a renamed path to follow.")
+    apply = bool(plan) and not dry_run and (yes or _agreed(plan))
+    rewritten = follow_renames(ws, report) if apply else []
+    if json_out:
+        payload = {**report.to_dict(), "rewrites": plan, "rewritten": rewritten}
+        payload.pop("notes")
+        emit_json(payload)
+    elif apply:
+        info(f"Rewrote the scope of {len(rewritten)} learning(s).")
+    elif plan:
+        info("Dry run: nothing written." if dry_run else "Nothing written.")
+
+
+def _agreed(plan: list[dict[str, str]]) -> bool:
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "--follow-renames rewrites learnings: pass --yes to apply, or --dry-run to preview"
+        )
+    learnings = len({step["id"] for step in plan})
+    # Asked on stderr and read from stdin, so that stdout holds only the result (--json).
+    sys.stderr.write(f"Rewrite the scope of {learnings} learning(s)? [y/N]: ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def check_command(
