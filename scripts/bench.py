@@ -117,7 +117,27 @@ def samples_together(
     return samples
 
 
-def run_process(args: list[str], cwd: Path, stdin: str | None = None) -> None:
+def samples_alternating(
+    actions: dict[str, Callable[[], object]], repeats: int
+) -> dict[str, list[float]]:
+    """Like `samples_together`, after one untimed run of each, and in reverse order every
+    other round: on this VM, files unread for a minute drop out of the page cache, so
+    whichever action runs first after a long one would otherwise pay for reading them."""
+    for action in actions.values():
+        action()
+    samples: dict[str, list[float]] = {name: [] for name in actions}
+    for round_number in range(repeats):
+        names = list(actions) if round_number % 2 == 0 else list(reversed(actions))
+        for name in names:
+            start = time.perf_counter()
+            actions[name]()
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def run_process(
+    args: list[str], cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> None:
     subprocess.run(
         args,
         cwd=cwd,
@@ -126,6 +146,7 @@ def run_process(args: list[str], cwd: Path, stdin: str | None = None) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
+        env=env,
     )
 
 
@@ -366,10 +387,14 @@ def run_git_count(root: Path) -> int:
     return out.stdout.count(b"\0")
 
 
-def bench_stale(count: int, files: int, repeats: int) -> dict[str, object]:
+def bench_stale(
+    count: int, files: int, repeats: int, baseline: Path | None = None
+) -> dict[str, object]:
     """`check --stale` and `prune --json` as whole processes, in a real git repository of
     about `files` files; a third of the learnings cite a commit (one in three of those is
-    unknown). Each run's time is kept: these are seconds, not milliseconds, and few."""
+    unknown). Each run's time is kept: these are seconds, not milliseconds, and few. With
+    `baseline` (a folder holding an older `orbit_learnings` package, e.g. from `git
+    archive`), the same commands also run on that code, interleaved, as `..._baseline`."""
     from orbit_learnings.index import build as index
     from orbit_learnings.store.workspace import Workspace
 
@@ -390,11 +415,17 @@ def bench_stale(count: int, files: int, repeats: int) -> dict[str, object]:
         commands = {
             "check_stale": [str(ORBIT), "learning", "check", "--stale"],
             "prune_json": [str(ORBIT), "learning", "prune", "--json"],
+            "check": [str(ORBIT), "learning", "check"],  # what --stale adds to, for reading
         }
-        runs = samples_together(
-            {name: (lambda args=args: run_process(args, tmp)) for name, args in commands.items()},
-            repeats,
-        )
+        envs: dict[str, dict[str, str] | None] = {"": None}
+        if baseline is not None:
+            envs["_baseline"] = {**os.environ, "PYTHONPATH": str(baseline)}
+        actions = {
+            name + suffix: (lambda args=args, env=env: run_process(args, tmp, env=env))
+            for name, args in commands.items()
+            for suffix, env in envs.items()
+        }
+        runs = samples_alternating(actions, repeats)
         result: dict[str, object] = {"learnings": count, "files": sources, "tracked": tracked}
         for name, values in runs.items():
             result[name] = {**summary(values, 1), "runs_ms": [round(v, 1) for v in values]}
@@ -498,6 +529,7 @@ def stale_rows(results: list[dict[str, object]]) -> list[str]:
     for key, label in [
         ("check_stale", "`orbit learning check --stale`"),
         ("prune_json", "`orbit learning prune --json`"),
+        ("check", "`orbit learning check` (no `--stale`: the validation it adds to)"),
     ]:
         cells = []
         for entry in stale:
@@ -520,6 +552,11 @@ def main() -> int:
     parser.add_argument(
         "--only-stale", action="store_true", help="only `check --stale` and `prune`; prints JSON"
     )
+    parser.add_argument(
+        "--stale-baseline",
+        type=Path,
+        help="with --only-stale: also time an older package from this folder, interleaved",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
     parser.add_argument(
         "--json", action="store_true", help="print JSON instead of writing docs/performance.md"
@@ -532,7 +569,8 @@ def main() -> int:
     results = []
     for size in args.sizes:
         print(f"benchmarking {size} learnings...", file=sys.stderr)
-        stale = bench_stale(size, args.stale_files, args.stale_repeats)
+        baseline = args.stale_baseline if args.only_stale else None
+        stale = bench_stale(size, args.stale_files, args.stale_repeats, baseline)
         if args.only_stale:
             results.append(stale)
             continue

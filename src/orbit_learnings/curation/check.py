@@ -10,6 +10,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
@@ -119,8 +120,6 @@ def staged_copy(ws: Workspace) -> Iterator[Workspace]:
 
 
 def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
-    from orbit_learnings.core.globs import InvalidGlob, compile_glob
-
     parsed: list[_Parsed] = []
     folder_root = ws.learnings_dir
     if not folder_root.is_dir():
@@ -154,27 +153,47 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
             problems.extend(exc.problems)
         if learning is not None:
             for glob in learning.paths:
-                try:
-                    compile_glob(glob)
-                except InvalidGlob as exc:
+                if (refusal := _refusal(glob)) is not None:
                     line = line_containing(text, glob)
-                    problems.append(Problem(path, line, exc.message, learning.id, "glob"))
+                    problems.append(Problem(path, line, refusal, learning.id, "glob"))
         votes_display = ws.relative(os.path.join(entry.path, VOTES_FILE))
         problems.extend(read_votes(ws.bundle_dir(entry.name), entry.name, votes_display)[1])
         parsed.append(_Parsed(entry.name, path, text, learning))
     return parsed
 
 
+@lru_cache(maxsize=16384)
+def _refusal(glob: str) -> str | None:
+    """Why the glob dialect refuses a glob, or None; each distinct glob once (learnings share
+    globs, and compiling one costs about 70 us)."""
+    from orbit_learnings.core.globs import InvalidGlob, compile_glob
+
+    try:
+        compile_glob(glob)
+    except InvalidGlob as exc:
+        return exc.message
+    return None
+
+
 def _links(ws: Workspace) -> list[Problem]:
     """Every symbolic link below `.orbit/`: orbit never follows one, and a link committed to
-    the repository is how a store would make orbit write elsewhere."""
+    the repository is how a store would make orbit write elsewhere. The folder walk reads
+    what each entry is from the folder listing (an `lstat` per entry cost 0.1-0.2 s at
+    10,000 learnings) and never descends into a link."""
     found: list[Problem] = []
-    for folder, dirs, files in os.walk(ws.orbit_dir):  # os.walk does not follow links
-        for name in [*dirs, *files]:
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                message = f"a symbolic link (to {os.readlink(path)}); orbit does not follow links"
-                found.append(Problem(ws.relative(path), 1, message, None, "link"))
+    pending = [str(ws.orbit_dir)]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        target = os.readlink(entry.path)
+                        message = f"a symbolic link (to {target}); orbit does not follow links"
+                        found.append(Problem(ws.relative(entry.path), 1, message, None, "link"))
+                    elif entry.is_dir():
+                        pending.append(entry.path)
+        except OSError:  # gone or unreadable meanwhile: os.walk skipped those too
+            continue
     return found
 
 

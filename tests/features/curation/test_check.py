@@ -137,3 +137,16 @@ def test_conflict_markers_are_named_by_every_read(store2: Path, orbit: CliRunner
 def test_pre_commit_hooks_file_is_shipped() -> None:
     text = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert "id: orbit-learnings-check" in text and "entry: orbit learning check" in text
+
+
+def test_a_linked_folder_is_named_once_and_never_walked_into(
+    store2: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "deep").mkdir(parents=True)
+    (elsewhere / "deep/file.txt").write_text("x")
+    (elsewhere / "deep/link").symlink_to(tmp_path)
+    (store2 / ".orbit/state/cache").symlink_to(elsewhere)
+    outcome = orbit("learning", "check", "--json")
+    links = [p for p in outcome.json()["problems"] if p["kind"] == "link"]  # type: ignore[index]
+    assert [p["file"] for p in links] == [".orbit/state/cache"]
