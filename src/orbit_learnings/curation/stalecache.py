@@ -6,8 +6,9 @@ when the repository or the learnings do, so it is cached under a key made of wha
 invalidates it: HEAD's commit, the stat of git's index file (staging, checkouts and
 merges rewrite it) and the learnings index's freshness number. A reader asks
 `current()`, which never runs `find_stale` itself: on a miss it starts one
-recomputation in a background thread and answers with the last known report,
-marked pending. `fresh()` waits for the answer (tests, and `check --stale` later).
+recomputation in a background thread (which runs it in a child process, so that
+seconds of pure Python never hold the server's GIL) and answers with the last known
+report, marked pending. `fresh()` waits for the answer (tests, and `check --stale` later).
 
 Outside git, files added or removed under the workspace do not change the key;
 a change to any learning does.
@@ -129,15 +130,34 @@ class StaleCache:
 
 
 def _compute(ws: Workspace, key: str, previous: StaleView | None) -> StaleView:
-    """Run `find_stale`; a failure keeps the previous reasons and says why."""
-    from orbit_learnings.curation.staleness import find_stale
+    """Run `find_stale` in a child process: it is seconds of pure Python on a large store,
+    and in a thread of the server it would hold the GIL that every request needs. A
+    failure keeps the previous reasons and says why."""
+    import subprocess
+    import sys
 
+    args = [sys.executable, "-m", "orbit_learnings.curation.stalecache", ws.root_dir]
     try:
-        report = find_stale(ws)
-    except Exception as exc:  # a background thread: git gone, a broken store, a removed folder
+        child = subprocess.run(args, capture_output=True, text=True, check=False)
+        if child.returncode != 0:
+            raise RuntimeError((child.stderr.strip().splitlines() or ["no output"])[-1])
+        reasons = json.loads(child.stdout)
+    except (OSError, ValueError, RuntimeError) as exc:
         kept = previous.reasons if previous is not None else {}
         return StaleView(kept, key, error=f"staleness could not be computed: {exc}")
-    return StaleView({s.id: s.reasons for s in report.stale}, key)
+    return StaleView(reasons, key)
+
+
+def main(root: str) -> int:
+    """The child process: the stale reasons of the workspace at `root`, as JSON, computed
+    at a lower priority than the server that asked."""
+    from orbit_learnings.curation.staleness import find_stale
+
+    if hasattr(os, "nice"):
+        os.nice(10)
+    report = find_stale(Workspace(root))
+    print(json.dumps({s.id: s.reasons for s in report.stale}))
+    return 0
 
 
 def _path(ws: Workspace) -> str:
@@ -163,3 +183,9 @@ def _save(ws: Workspace, view: StaleView) -> None:
         atomic_write_text(_path(ws), json.dumps(payload, sort_keys=True), durable=False)
     except OSError:
         pass  # a read-only state folder: the cache lives in memory only
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1]))
