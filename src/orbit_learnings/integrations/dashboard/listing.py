@@ -76,21 +76,32 @@ class Facts:
 
 
 def matching_hits(ws: Workspace, query: ListQuery) -> list[Hit]:
-    """Rows for the text or the whole store, narrowed by path and tags, in rank order."""
+    """Rows for the text, the path, the tags or the whole store, narrowed by the others.
+
+    Without text, the narrowest lookup comes first (a path, else the tags), so that only
+    the rows it matches are loaded, in `list`'s own order; text search ranks by score.
+    """
+    status, root = query.status, ws.root_dir
     if query.text:
-        hits = queries.search_text(ws, query.text, status=query.status, limit=None).hits
+        hits = queries.search_text(ws, query.text, status=status, limit=None).hits
+    elif query.path or query.tags:
+        lookup = Scope([query.path], []) if query.path else Scope([], query.tags)
+        return _with_tags(queries.list_learnings(ws, lookup, status=status, cwd=root).hits, query)
     else:
-        hits = queries.list_learnings(ws, status=query.status, cwd=ws.root_dir).hits
+        return queries.list_learnings(ws, status=status, cwd=root).hits
     if query.path:
-        listed = queries.list_learnings(
-            ws, Scope([query.path]), status=query.status, cwd=ws.root_dir
-        )
+        listed = queries.list_learnings(ws, Scope([query.path]), status=status, cwd=root)
         inside = {h.id for h in listed.hits}
         hits = [h for h in hits if h.id in inside]
-    if query.tags:
-        wanted = {tag_name(t).casefold() for t in query.tags}
-        hits = [h for h in hits if wanted.intersection(tag_name(t).casefold() for t in h.tags)]
-    return hits
+    return _with_tags(hits, query)
+
+
+def _with_tags(hits: list[Hit], query: ListQuery) -> list[Hit]:
+    """Only learnings with any of the tags asked for, compared as `list --tag` compares."""
+    if not query.tags:
+        return hits
+    wanted = {tag_name(t).casefold() for t in query.tags}
+    return [h for h in hits if wanted.intersection(tag_name(t).casefold() for t in h.tags)]
 
 
 def narrowed(hits: list[Hit], query: ListQuery, facts: Facts) -> list[Hit]:
