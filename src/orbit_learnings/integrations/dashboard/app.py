@@ -181,7 +181,9 @@ def serve(ws: Workspace, host: str, port: int, token: str, *, open_browser: bool
     print(f"token for changes (header {TOKEN_HEADER}): {token}")
     if open_browser:
         threading.Timer(0.8, lambda: webbrowser.open(url)).start()
-    uvicorn.run(build_app(ws, token, host=host), host=host, port=port, log_level="warning")
+    app = build_app(ws, token, host=host)
+    app.state.api.stale_cache.current()  # start checking staleness before the first page asks
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def free_port_or_refuse(host: str, port: int) -> int:
