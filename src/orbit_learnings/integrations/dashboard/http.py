@@ -39,13 +39,13 @@ def refuse_write(request: Request, token: str) -> Response | None:
     return None
 
 
-async def json_object(request: Request, example: str) -> dict[str, Any]:
+async def json_object(request: Request, example: str, *, empty_ok: bool = False) -> dict[str, Any]:
     """The request body as a JSON object, or a 400 that shows the expected shape; an
-    action that needs nothing (`{}`) may have no body at all."""
+    action that needs nothing (`empty_ok`) may have no body at all."""
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise HTTPException(413, f"body larger than {MAX_BODY} bytes")
-    if not raw.strip() and example == "{}":
+    if empty_ok and not raw.strip():
         return {}
     try:
         body = json.loads(raw or b"null")

@@ -134,12 +134,17 @@ class Writes:
         self.token = token
 
     async def _run(
-        self, request: Request, example: str, work: Callable[[dict[str, Any]], dict[str, Any]]
+        self,
+        request: Request,
+        example: str,
+        work: Callable[[dict[str, Any]], dict[str, Any]],
+        *,
+        empty_ok: bool = False,
     ) -> Response:
         refused = refuse_write(request, self.token)
         if refused is not None:
             return refused
-        body = await json_object(request, example)
+        body = await json_object(request, example, empty_ok=empty_ok)
         try:  # blocking file work off the event loop
             return JSONResponse(await run_in_threadpool(work, body))
         except OrbitError as exc:
@@ -163,7 +168,11 @@ class Writes:
 
     async def archive(self, request: Request) -> Response:
         learning_id = self._id(request)
-        return await self._run(request, "{}", lambda body: archive(self.ws, learning_id))
+
+        def work(body: dict[str, Any]) -> dict[str, Any]:
+            return archive(self.ws, learning_id)
+
+        return await self._run(request, "{}", work, empty_ok=True)
 
     async def supersede(self, request: Request) -> Response:
         old_id = str(request.path_params["learning_id"]).strip()
