@@ -128,6 +128,8 @@ def test_bulk_add_tag_then_bulk_archive(page: Any, example: Path, twin: Path) ->
         store.archive_learning(Workspace(twin), learning_id)
     assert differing_files(example, twin) == []
     assert not {"L-0007", "L-0009"} & set(row_ids(page))
+    session = page.inner_text("[data-testid=session-changes]")  # what to commit, in one place
+    assert "(2 files, to commit)" in session and "L-0007/learning.yaml" in session
 
 
 def test_the_url_holds_the_view_and_history_walks_it(page: Any, browser: Any, server: str) -> None:
