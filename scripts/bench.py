@@ -4,6 +4,7 @@
     python scripts/bench.py                 # 100, 1,000 and 10,000 learnings -> docs/performance.md
     python scripts/bench.py --sizes 1000 --json
     python scripts/bench.py --quick --json  # the tiny smoke run the test suite uses
+    python scripts/bench.py --dashboard     # the dashboard's pages at 5,000 and 10,000 (printed)
 
 Each store is synthetic but realistic: deep `**` globs, file globs, exact paths
 and tag-only learnings, 0-20 votes each. Whole-process timings are reported as
