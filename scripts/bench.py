@@ -4,6 +4,7 @@
     python scripts/bench.py                 # 100, 1,000 and 10,000 learnings -> docs/performance.md
     python scripts/bench.py --sizes 1000 --json
     python scripts/bench.py --quick --json  # the tiny smoke run the test suite uses
+    python scripts/bench.py --dashboard     # the dashboard's pages at 5,000 and 10,000 (printed)
 
 Each store is synthetic but realistic: deep `**` globs, file globs, exact paths
 and tag-only learnings, 0-20 votes each. Whole-process timings are reported as
@@ -434,6 +435,107 @@ def bench_stale(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+DASHBOARD_PAGES = {
+    "dashboard_first_page": "/api/learnings?limit=50",
+    "dashboard_filtered_page": "/api/learnings?limit=50&tag=security&scope=services/billing/"
+    "&sort=-votes",
+    "dashboard_search_page": "/api/learnings?limit=50&q=retries+billing",
+}
+
+
+def code_files(root: Path, seed: int = 11) -> None:
+    """The source tree the learnings' scopes name (half of the modules exist, so some
+    learnings are stale), committed to git: staleness asks git, as in a real repository."""
+    rng = random.Random(seed)
+    for area in AREAS:
+        for sub in sorted(rng.sample(range(200), 100)):
+            folder = root / "services" / area / f"mod{sub}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "handlers.py").write_text(f"# {area} {sub}\n")
+        (root / "lib" / area).mkdir(parents=True, exist_ok=True)
+        (root / "lib" / area / "util.py").write_text("")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
+    env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.com")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def bench_dashboard(count: int, repeats: int) -> dict[str, object]:
+    """The dashboard's three pages through Starlette's TestClient (in process: the ASGI
+    app and the JSON encoding, without a socket), warm and right after one learning
+    changed on disk (the freshness check re-reads it, and whole-store facts such as
+    staleness are keyed by that change)."""
+    from starlette.testclient import TestClient
+
+    from orbit_learnings.index import build as index
+    from orbit_learnings.integrations.dashboard.app import build_app
+    from orbit_learnings.store.workspace import Workspace
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"orbit-bench-dash-{count}-"))
+    try:
+        generate(tmp, count)
+        code_files(tmp)
+        ws = Workspace(tmp)
+        os.chdir(tmp)
+        time.sleep(1.1)  # past the index's racy window
+        index.sync(ws)
+        client = TestClient(build_app(ws, "bench"), base_url="http://127.0.0.1:8765")
+        result: dict[str, object] = {"learnings": count}
+        settle(client)
+        for name, url in DASHBOARD_PAGES.items():
+            result[name] = timed(lambda url=url: client.get(url).raise_for_status(), repeats)
+        victim = ws.learnings_dir / "L-0002" / "learning.yaml"
+        original = victim.read_text()
+        counter = iter(range(10**6))
+
+        def change_then(url: str) -> Callable[[], object]:
+            def run() -> object:
+                victim.write_text(original.replace("lesson 2 ", f"lesson 2 v{next(counter)} "))
+                past = time.time_ns() - 5_000_000_000  # not racy: the quick path is taken
+                os.utime(victim, ns=(past, past))
+                return client.get(url).raise_for_status()
+
+            return run
+
+        changed = max(3, repeats // 3)
+        for name, url in DASHBOARD_PAGES.items():
+            result[f"{name}_after_change"] = timed(change_then(url), changed)
+        return result
+    finally:
+        os.chdir(ROOT)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def settle(client: object) -> None:
+    """Let a background recomputation of whole-store facts finish before warm timings."""
+    for _ in range(600):
+        stats = client.get("/api/learnings?limit=1").json()["stats"]  # type: ignore[attr-defined]
+        if not stats.get("stale_pending"):
+            return
+        time.sleep(0.1)
+
+
+def dashboard_markdown(results: list[dict[str, object]]) -> str:
+    sizes = [r["learnings"] for r in results]
+    rows = [
+        "| dashboard API, TestClient (median / p95 ms) | "
+        + " | ".join(f"{s:,} learnings" for s in sizes)
+        + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+    for key, label in [
+        ("dashboard_first_page", "first list page, warm"),
+        ("dashboard_filtered_page", "filtered page (tag + path, by votes), warm"),
+        ("dashboard_search_page", "search page, warm"),
+        ("dashboard_first_page_after_change", "first list page, one learning changed"),
+        ("dashboard_filtered_page_after_change", "filtered page, one learning changed"),
+        ("dashboard_search_page_after_change", "search page, one learning changed"),
+    ]:
+        cells = [f"{r[key]['median_ms']:.1f} / {r[key]['p95_ms']:.1f}" for r in results]  # type: ignore[index]
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
 def machine() -> dict[str, str]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -544,7 +646,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=None)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--process-repeats", type=int, default=15)
     parser.add_argument("--stale-files", type=int, default=20000, help="files in the stale runs")
@@ -559,10 +661,19 @@ def main() -> int:
     )
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
     parser.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="only the dashboard's pages (default sizes 5,000 and 10,000); prints a table",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print JSON instead of writing docs/performance.md"
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
     args = parser.parse_args()
+    args.sizes_given = args.sizes is not None
+    args.sizes = args.sizes or [100, 1000, 10000]
+    if args.dashboard:
+        return dashboard_main(args)
     if args.quick:
         args.sizes, args.repeats, args.process_repeats = [30], 3, 2
         args.stale_files, args.stale_repeats = 300, 1
@@ -586,6 +697,22 @@ def main() -> int:
             notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
         args.out.write_text(markdown(results, info) + "\n" + NOTES_MARKER + notes)
         print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def dashboard_main(args: argparse.Namespace) -> int:
+    """`--dashboard`: the three pages at each size, printed (never written to the docs:
+    the before/after figures in docs/performance.md are runs of this, copied by hand)."""
+    sizes = [30] if args.quick else args.sizes if args.sizes_given else [5000, 10000]
+    repeats = 3 if args.quick else min(args.repeats, 30)
+    results = []
+    for size in sizes:
+        print(f"benchmarking the dashboard at {size} learnings...", file=sys.stderr)
+        results.append(bench_dashboard(size, repeats))
+    if args.json:
+        print(json.dumps({"machine": machine(), "results": results}, indent=2))
+    else:
+        print(dashboard_markdown(results))
     return 0
 
 

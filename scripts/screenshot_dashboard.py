@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Take docs/dashboard.png: the page over a copy of .orbit-example/ with one learning open."""
+"""Take docs/dashboard.png and docs/dashboard-narrow.png: the page over `make demo`'s store.
+
+The wide one is the whole list with a learning open; the narrow one (390 px, a phone)
+is a link a reviewer might send: a folder's learnings with one of them open.
+"""
 
 from __future__ import annotations
 
@@ -15,56 +19,56 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORBIT = Path(sys.executable).with_name("orbit")
-FILES = [
-    "db/migrations/0042_orders.sql",
-    "services/billing/invoice.py",
-    "tests/integration/test_cache.py",
-    "web/src/i18n/en.json",
-    "crates/orbit-engine/src/scheduler/mod.rs",
-    ".github/workflows/ci.yml",
+SHOTS = [
+    ("dashboard.png", {"width": 1500, "height": 860}, "/?open=L-0002", False),
+    ("dashboard-narrow.png", {"width": 390, "height": 844}, "/?path=db/&open=L-0013", True),
 ]
+
+
+def serve(root: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = subprocess.Popen(
+        [str(ORBIT), "dashboard", "--port", str(port)],
+        cwd=root,
+        env={**os.environ, "ORBIT_DASHBOARD_TOKEN": "docs"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, port
 
 
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        shutil.copytree(ROOT / ".orbit-example", root / ".orbit")
-        for name in FILES:
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text("")
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        server = subprocess.Popen(
-            [str(ORBIT), "dashboard", "--port", str(port)],
-            cwd=root,
-            env={**os.environ, "ORBIT_DASHBOARD_TOKEN": "docs"},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        root = Path(tmp) / "demo"
+        subprocess.run(
+            ["bash", str(ROOT / "scripts/demo.sh"), str(root)], check=True, capture_output=True
         )
+        server, port = serve(root)
         try:
-            for _ in range(100):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.1)
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(
                     executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
                 )
-                page = browser.new_page(viewport={"width": 1500, "height": 860})
-                page.goto(f"http://127.0.0.1:{port}/")
-                page.wait_for_selector("[data-testid=row]")
-                page.click("[data-testid=row][data-id=L-0002]")
-                page.wait_for_selector("[data-testid=body]")
-                out = ROOT / "docs" / "dashboard.png"
-                page.screenshot(path=str(out))
+                for name, viewport, path, full in SHOTS:
+                    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+                    page.goto(f"http://127.0.0.1:{port}{path}")
+                    page.wait_for_selector("[data-testid=body]")
+                    page.wait_for_selector("[data-testid=stats-stale] >> text=/^\\d+ stale$/")
+                    out = ROOT / "docs" / name
+                    page.screenshot(path=str(out), full_page=full)
+                    print(f"wrote {out}")
                 browser.close()
-                print(f"wrote {out}")
         finally:
             server.terminate()
             server.wait(timeout=10)

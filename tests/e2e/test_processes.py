@@ -257,6 +257,25 @@ def test_benchmark_harness_smoke_run() -> None:
         assert result["stale"][key]["median_ms"] >= 0
 
 
+def test_dashboard_benchmark_smoke_run() -> None:
+    """`bench.py --dashboard` must not rot either; it reports, never asserts."""
+    from tests.testing import REPO
+
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/bench.py"), "--dashboard", "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)["results"][0]
+    assert result["learnings"] == 30
+    for page in ("first_page", "filtered_page", "search_page"):
+        assert result[f"dashboard_{page}"]["median_ms"] >= 0
+        assert result[f"dashboard_{page}_after_change"]["median_ms"] >= 0
+
+
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
     """'²'.isdigit() is True in Python but int('²') fails: found by the dashboard fuzz test."""
     outcome = run_orbit("learning", "list", "--limit", "²", "--json", cwd=workspace)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -49,28 +50,45 @@ class StatsReport:
         }
 
 
+def injections_path(ws: Workspace) -> str:
+    return os.path.join(ws.state_path, INJECTIONS_FILE)
+
+
+def injection_row(line: str) -> dict[str, object] | None:
+    """One line of the injection log, or None for a torn or foreign line."""
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return None
+    return row if isinstance(row, dict) and isinstance(row.get("ids"), list) else None
+
+
 def read_injections(ws: Workspace) -> list[dict[str, object]]:
     """Rows of `.orbit/state/injections.jsonl`; a torn or foreign line is skipped."""
-    path = os.path.join(ws.state_path, INJECTIONS_FILE)
     rows: list[dict[str, object]] = []
     try:
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(row, dict) and isinstance(row.get("ids"), list):
-                    rows.append(row)
+        with open(injections_path(ws), encoding="utf-8") as handle:
+            rows = [row for line in handle if (row := injection_row(line)) is not None]
     except FileNotFoundError:
         pass
     return rows
 
 
+def cutoff_for(days: int, now: datetime | None = None) -> str:
+    """The oldest injection time that still counts as recent."""
+    return format_ts((now or datetime.now(UTC)) - timedelta(days=days))
+
+
+def never_injected(active_ids: Iterable[str], recent: set[str]) -> list[str]:
+    """Active learnings no agent was shown since the cutoff: one rule for `stats` and the
+    dashboard's filter."""
+    return sorted(i for i in active_ids if i not in recent)
+
+
 def collect(ws: Workspace, days: int = 30, now: datetime | None = None) -> StatsReport:
     hits = queries.list_learnings(ws, status="all").hits
     stats = {h.id: LearningStats(h.id, h.summary, h.status, h.vote_count) for h in hits}
-    cutoff = format_ts((now or datetime.now(UTC)) - timedelta(days=days))
+    cutoff = cutoff_for(days, now)
     recent: set[str] = set()
     for row in read_injections(ws):
         at, layer = str(row.get("at", "")), str(row.get("layer", "?"))
@@ -86,5 +104,5 @@ def collect(ws: Workspace, days: int = 30, now: datetime | None = None) -> Stats
             if at >= cutoff:
                 recent.add(entry.id)
     ordered = sorted(stats.values(), key=lambda s: (-s.injected, s.id))
-    never = sorted(s.id for s in stats.values() if s.status == "active" and s.id not in recent)
+    never = never_injected((s.id for s in stats.values() if s.status == "active"), recent)
     return StatsReport(ordered, never, days)

@@ -8,7 +8,8 @@
       learnings/<id>/feedback.jsonl
       learnings/tags.yaml             the store-wide tag list
       state/                          derived and disposable, never in git:
-        index.sqlite3, locks/, sessions/, injections.jsonl
+        index.sqlite3, locks/, sessions/, injections.jsonl,
+        stale.json                    the last staleness report and what it was computed for
 
 Stdlib only: the freshness scan reads these names on every hot read.
 """
@@ -33,6 +34,7 @@ LOCKS_DIR = "locks"
 SESSIONS_DIR = "sessions"
 SESSION_SHOWN_FILE = "learnings.json"  # in a session folder: the IDs it was shown
 INJECTIONS_FILE = "injections.jsonl"
+STALE_CACHE_FILE = "stale.json"  # in state/: the last `find_stale` result and its key
 TASKS_DIR = "tasks"  # an optional task store beside the learnings
 
 LEARNINGS_PREFIX = f"{ORBIT_DIR}/{LEARNINGS_DIR}"  # repo-relative, POSIX

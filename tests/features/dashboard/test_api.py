@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,7 +23,14 @@ TOKEN = "test-token"
 def client(example: Path) -> TestClient:
     (example / "db/migrations").mkdir(parents=True)
     (example / "db/migrations/0001_init.sql").write_text("")
-    return TestClient(build_app(Workspace(example), TOKEN), base_url="http://127.0.0.1:8765")
+    client = TestClient(build_app(Workspace(example), TOKEN), base_url="http://127.0.0.1:8765")
+    settle(client)
+    return client
+
+
+def settle(client: TestClient) -> None:
+    """Wait for the background staleness check to catch up with the files."""
+    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
 
 
 def test_list_with_stats_and_paging(client: TestClient) -> None:
@@ -129,13 +137,17 @@ def test_supersede_refusals_are_json_4xx(client: TestClient, body: bytes, status
     assert response.status_code == status and "error" in response.json()
 
 
-def test_openapi_document(client: TestClient) -> None:
+def test_openapi_document_describes_every_api_route(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
-    assert set(spec["paths"]) == {
-        "/api/learnings",
-        "/api/learnings/{learning_id}",
-        "/api/learnings/{learning_id}/supersede",
+    routes = {
+        (route.path, method.lower())
+        for route in client.app.routes  # type: ignore[attr-defined]
+        if route.path.startswith("/api/")
+        for method in route.methods - {"HEAD"}
     }
+    documented = {(path, method) for path, item in spec["paths"].items() for method in item}
+    assert routes == documented
+    assert len(routes) == 7
 
 
 def test_page_is_served_without_a_build_step(client: TestClient) -> None:
@@ -145,33 +157,72 @@ def test_page_is_served_without_a_build_step(client: TestClient) -> None:
 
 
 text = st.text(max_size=40)
+flag = st.one_of(text, st.sampled_from(["1", "0", "true"]))
 params = st.fixed_dictionaries(
     {},
     optional={
         "q": text,
         "scope": text,
+        "path": text,
         "tag": text,
         "status": text,
+        "sort": st.one_of(text, st.sampled_from(["-votes", "confidence", "updated", "id"])),
+        "stale": flag,
+        "low_confidence": flag,
+        "never_injected": flag,
         "limit": st.one_of(text, st.integers(-5, 10**6).map(str)),
         "offset": st.one_of(text, st.integers(-5, 10**9).map(str)),
     },
 )
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=6,
+)
+bodies = st.one_of(
+    st.binary(max_size=60),
+    st.dictionaries(
+        st.sampled_from(["summary", "body", "paths", "tags", "by", "model", "task", "action",
+                         "ids", "tag", "x"]),
+        json_values,
+        max_size=4,
+    ).map(lambda d: json.dumps(d).encode()),
+)  # fmt: skip
+WRITES = [
+    ("PATCH", "/api/learnings/{}"),
+    ("POST", "/api/learnings/{}/supersede"),
+    ("POST", "/api/learnings/{}/upvote"),
+    ("POST", "/api/learnings/{}/archive"),
+    ("POST", "/api/bulk"),
+]
 
 
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(query=params, learning_id=text, body=st.binary(max_size=60))
+@given(
+    query=params,
+    learning_id=st.one_of(text, st.sampled_from(["L-0002", "L-0013", "U-0001"])),
+    body=bodies,
+    write=st.sampled_from(WRITES),
+)
 def test_the_api_never_answers_500(
-    client: TestClient, query: dict[str, str], learning_id: str, body: bytes
+    client: TestClient,
+    query: dict[str, str],
+    learning_id: str,
+    body: bytes,
+    write: tuple[str, str],
 ) -> None:
     quoted = quote(learning_id, safe="")
     assert client.get("/api/learnings", params=query).status_code < 500
     assert client.get(f"/api/learnings/{quoted}").status_code < 500
-    response = client.post(
-        f"/api/learnings/{quoted}/supersede", content=body, headers={"X-Orbit-Token": TOKEN}
+    method, url = write
+    response = client.request(
+        method, url.format(quoted), content=body, headers={"X-Orbit-Token": TOKEN}
     )
     assert response.status_code < 500
+    if response.status_code >= 400:  # one line of JSON, never a page or a traceback
+        assert isinstance(response.json()["error"], str) and "\n" not in response.text
 
 
 def test_staleness_follows_a_change_to_the_store(client: TestClient, example: Path) -> None:
@@ -181,6 +232,9 @@ def test_staleness_follows_a_change_to_the_store(client: TestClient, example: Pa
 
     assert "L-0003" in stale_ids()
     store.update_learning(Workspace(example), "L-0003", store.Changes(paths=["db/**"]))
+    pending = client.get("/api/learnings", params={"limit": 50}).json()["stats"]
+    assert pending["stale_pending"] is True  # answered at once, with the last known report
+    settle(client)
     assert "L-0003" not in stale_ids()
 
 

@@ -2,93 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import pytest
+from tests.features.dashboard.conftest import needs_chromium
 
-from tests.testing import ORBIT_BIN, run_orbit
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM),
-    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
-)
-TOKEN = "browser-test-token"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def server(example: Path) -> Iterator[str]:
-    (example / "services/billing").mkdir(parents=True)
-    (example / "services/billing/tax.py").write_text("")
-    outcome = run_orbit(
-        "learning",
-        "add",
-        "--summary",
-        "Escaping check for rendered bodies",
-        "--tag",
-        "xss",
-        "--body",
-        "<script>window.pwned = 1</script> **bold** and `code`",
-        cwd=example,
-    )
-    assert outcome.code == 0, outcome.err
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(ORBIT_BIN), "dashboard", "--port", str(port)],
-        cwd=example,
-        env={**os.environ, "ORBIT_DASHBOARD_TOKEN": TOKEN},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(url + "/openapi.json", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail(f"dashboard did not start: {proc.stdout.read() if proc.stdout else ''}")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        tab = browser.new_page(viewport={"width": 1400, "height": 900})
-        tab.goto(f"{server}/#token={TOKEN}")
-        tab.wait_for_selector("[data-testid=row]")
-        yield tab
-        browser.close()
+pytestmark = needs_chromium
 
 
 def row_ids(page: object) -> list[str]:
@@ -137,18 +56,14 @@ def test_detail_renders_markdown_as_text_and_supersede(page: object, example: Pa
     assert "L-0012" not in wait_rows(page, lambda ids: "L-0012" not in ids)
 
 
-def test_supersede_without_token_is_refused(server: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        tab = browser.new_page()
-        tab.on("dialog", lambda dialog: dialog.accept("wrong-token"))
-        tab.goto(server)
-        tab.wait_for_selector("[data-testid=row]")
-        tab.click("[data-testid=row][data-id=L-0012]")
-        tab.fill("[data-testid=supersede-by]", "L-0002")
-        tab.click("[data-testid=supersede]")
-        tab.wait_for_selector("[data-testid=supersede-message].error")
-        assert "X-Orbit-Token" in tab.inner_text("[data-testid=supersede-message]")
-        browser.close()
+def test_supersede_without_token_is_refused(browser: Any, server: str) -> None:
+    tab = browser.new_page()
+    tab.on("dialog", lambda dialog: dialog.accept("wrong-token"))
+    tab.goto(server)
+    tab.wait_for_selector("[data-testid=row]")
+    tab.click("[data-testid=row][data-id=L-0012]")
+    tab.fill("[data-testid=supersede-by]", "L-0002")
+    tab.click("[data-testid=supersede]")
+    tab.wait_for_selector("[data-testid=supersede-message].error")
+    assert "X-Orbit-Token" in tab.inner_text("[data-testid=supersede-message]")
+    tab.close()

@@ -1,80 +1,40 @@
 """The dashboard: Knowledge > Learnings, a page and a thin HTTP API over the core.
 
-Starlette under uvicorn. The API calls the same core functions as the CLI
-(`queries`, `store.supersede`, `staleness`), so the page and the terminal never
-disagree. State-changing requests need the start-up token in the
-`X-Orbit-Token` header and must come from the page's own origin: another web
-page in the user's browser can neither read the token nor send the header
-without a CORS preflight, which this server never grants.
+Starlette under uvicorn. Reads call the same functions as the CLI (`queries`), and
+so do writes (`writes.py`: the store's update, upvote, supersede and archive), so the
+page and the terminal never disagree. A page answers from the index and from caches
+of whole-store facts: staleness, which needs git, is recomputed in the background
+(`curation.stalecache`) and never on the request path. State-changing requests need
+the start-up token in the `X-Orbit-Token` header and must come from the page's own
+origin: another web page in the user's browser can neither read the token nor send
+the header without a CORS preflight, which this server never grants.
 """
 
 from __future__ import annotations
 
-import hmac
-import json
 import secrets
-import time
 from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from orbit_learnings.core.errors import NotFound, OrbitError, UsageError
-from orbit_learnings.core.ids import EXAMPLE_ID, STATUS_CHOICES, STATUSES, is_learning_id
-from orbit_learnings.core.results import Hit
-from orbit_learnings.core.scope import Scope
-from orbit_learnings.integrations.dashboard.openapi import (
-    DEFAULT_LIMIT,
-    MAX_LIMIT,
-    OPENAPI,
-    TOKEN_HEADER,
-)
+from orbit_learnings.core.errors import NotFound, OrbitError
+from orbit_learnings.core.ids import STATUSES, is_learning_id
+from orbit_learnings.curation.stalecache import StaleCache, StaleView
+from orbit_learnings.integrations.dashboard import listing
+from orbit_learnings.integrations.dashboard.facts import Confidences, InjectionLog
+from orbit_learnings.integrations.dashboard.http import error
+from orbit_learnings.integrations.dashboard.openapi import OPENAPI, TOKEN_HEADER
+from orbit_learnings.integrations.dashboard.writes import Writes, changed_file
 from orbit_learnings.retrieval import queries
-from orbit_learnings.store import bundles as store
+from orbit_learnings.retrieval.confidence import THRESHOLD as CONFIDENT_MATCH
+from orbit_learnings.store.layout import VOTES_FILE
+from orbit_learnings.store.levels import for_id
 from orbit_learnings.store.workspace import Workspace
-
-
-class StaleCache:
-    """Staleness needs git: compute it once per index state, not on every request."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.key: str | None = None
-        self.reasons: dict[str, list[str]] = {}
-
-    def get(self, quick: str | None = None) -> dict[str, list[str]]:
-        """`quick` is the store's one-number state (see freshness.scan), passed in when the
-        caller has just read it; git history moves too, so entries also expire by minute."""
-        from orbit_learnings.curation.staleness import find_stale
-        from orbit_learnings.index.freshness import scan
-
-        if quick is None:
-            quick = scan(self.ws).quick
-        key = f"{quick}:{int(time.time() // 60)}"
-        if key != self.key:
-            report = find_stale(self.ws)
-            self.reasons = {s.id: s.reasons for s in report.stale}
-            self.key = key
-        return self.reasons
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
-        raise HTTPException(400, f"{name} must be a non-negative integer")
-    return max(low, min(int(raw), high))
-
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -85,33 +45,42 @@ def build_app(ws: Workspace, token: str, *, host: str = "127.0.0.1") -> Starlett
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-    api = Api(ws, token)
+    api = Api(ws)
+    writes = Writes(ws, token)
+    one = "/api/learnings/{learning_id}"
     routes = [
         Route("/", page),
         Route("/api/learnings", api.list_learnings),
-        Route("/api/learnings/{learning_id}", api.show),
-        Route("/api/learnings/{learning_id}/supersede", api.supersede, methods=["POST"]),
+        Route("/api/bulk", writes.bulk, methods=["POST"]),
+        Route(one, api.show, methods=["GET"]),
+        Route(one, writes.edit, methods=["PATCH"]),
+        Route(f"{one}/supersede", writes.supersede, methods=["POST"]),
+        Route(f"{one}/upvote", writes.upvote, methods=["POST"]),
+        Route(f"{one}/archive", writes.archive, methods=["POST"]),
         Route("/openapi.json", openapi),
     ]
     hosts = [*LOCAL_HOSTS, host] if host not in ("0.0.0.0", "::") else ["*"]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error},
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
     )
+    app.state.api = api  # tests and the benchmark wait for the staleness cache through it
+    return app
 
 
 class Api:
-    """The JSON endpoints for one workspace; every answer comes from the shared read paths."""
+    """The read endpoints for one workspace: the shared read paths plus cached facts."""
 
-    def __init__(self, ws: Workspace, token: str) -> None:
+    def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.token = token
         self.stale_cache = StaleCache(ws)
+        self.confidences = Confidences(ws)
+        self.injections = InjectionLog(ws)
 
-    def stats(self) -> tuple[dict[str, Any], dict[str, list[str]]]:
-        """Store-wide figures and stale reasons by id; one index open serves both (its
-        quick number keys the staleness cache)."""
+    def stats(self) -> tuple[dict[str, Any], StaleView]:
+        """Store-wide figures and the last known stale reasons; one index open serves both
+        (its freshness number is part of the staleness cache's key)."""
         from orbit_learnings.index import reads
         from orbit_learnings.index.build import open_fresh
 
@@ -119,40 +88,34 @@ class Api:
             counts = reads.counts_by_status(fresh.conn)
             meta = reads.meta_values(fresh.conn, "last_indexed", "quick")
             tags = reads.active_tags(fresh.conn)
-        stale = self.stale_cache.get(meta["quick"] or None)  # "" while files are too young
+        stale = self.stale_cache.current(meta["quick"] or None)
         overview = {
             "total": sum(counts.values()),
             **{status: counts.get(status, 0) for status in STATUSES},
-            "stale": len(stale),
+            "stale": len(stale.reasons),
+            "stale_pending": stale.pending,
+            "stale_error": stale.error,
             "last_indexed": meta["last_indexed"],
             "tags": tags,
         }
         return overview, stale
 
     def list_learnings(self, request: Request) -> Response:  # sync: run in a worker thread
-        from orbit_learnings.retrieval.confidence import THRESHOLD as CONFIDENT_MATCH
-        from orbit_learnings.store.feedback import confidence_for
-
-        limit = _int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-        offset = _int_param(request, "offset", 0, 0, 10**9)
+        query = listing.parse_query(request)
+        overview, stale = self.stats()
+        facts = listing.Facts(stale.reasons, self.confidences, self.injections)
         try:
-            hits = _matching_hits(self.ws, request)
+            rows, matching = listing.page_rows(self.ws, query, facts)
         except OrbitError as exc:
             raise HTTPException(400, exc.message) from None
-        page = hits[offset : offset + limit]
-        confidence = confidence_for(self.ws, [h.id for h in page])
-        overview, stale = self.stats()
-        rows = [
-            {**h.to_dict(), "confidence": confidence[h.id].confidence, "stale": stale.get(h.id, [])}
-            for h in page
-        ]
         return JSONResponse(
             {
                 "results": rows,
-                "matching": len(hits),
+                "matching": matching,
                 "confident_match": CONFIDENT_MATCH,
-                "offset": offset,
-                "limit": limit,
+                "offset": query.offset,
+                "limit": query.limit,
+                "sort": query.sort,
                 "stats": overview,
             }
         )
@@ -160,68 +123,21 @@ class Api:
     def show(self, request: Request) -> Response:
         learning_id = request.path_params["learning_id"]
         if not is_learning_id(learning_id):
-            return _error(404, f"no learning {learning_id}")
+            return error(404, f"no learning {learning_id}")
         try:
             record = queries.show_learning(self.ws, learning_id).record
+            ws = for_id(self.ws, learning_id)
         except NotFound as exc:
-            return _error(404, exc.message)
-        record["stale"] = self.stale_cache.get().get(learning_id, [])
+            return error(404, exc.message)
+        stale = self.stale_cache.current()
+        record["stale"] = stale.reasons.get(learning_id, [])
+        record["stale_pending"] = stale.pending
+        record["injections"] = self.injections.times_of(learning_id)
+        record["files"] = {
+            "learning": changed_file(ws, learning_id),
+            "votes": changed_file(ws, learning_id, VOTES_FILE),
+        }
         return JSONResponse(record)
-
-    async def supersede(self, request: Request) -> Response:
-        refused = _refuse_write(request, self.token)
-        if refused is not None:
-            return refused
-        try:
-            body = json.loads(await request.body() or b"null")
-        except ValueError:
-            body = None
-        new_id = body.get("by") if isinstance(body, dict) else None
-        if not isinstance(new_id, str) or not new_id.strip():
-            return _error(400, f'body must be JSON like {{"by": "{EXAMPLE_ID}"}}')
-        old_id = request.path_params["learning_id"]
-        try:  # blocking work off the event loop: one slow request never stalls the others
-            old, new = await run_in_threadpool(store.supersede, self.ws, old_id, new_id.strip())
-        except NotFound as exc:
-            return _error(404, exc.message)
-        except OrbitError as exc:
-            return _error(400 if isinstance(exc, UsageError) else 409, exc.message)
-        return JSONResponse({"old": old.to_dict(), "new": new.to_dict()})
-
-
-def _matching_hits(ws: Workspace, request: Request) -> list[Hit]:
-    """The list page's rows: text search when `q` is given, else the scope lookup."""
-    params = request.query_params
-    status = params.get("status") or "active"
-    if status not in STATUS_CHOICES:
-        raise HTTPException(400, f"status must be one of {', '.join(STATUS_CHOICES)}")
-    tags = [t for t in params.getlist("tag") if t.strip()]
-    scope = (params.get("scope") or "").strip()
-    text = (params.get("q") or "").strip()
-    if not text:
-        lookup = Scope([scope] if scope else [], tags)
-        return queries.list_learnings(ws, lookup, status=status, cwd=ws.root_dir).hits
-    hits = queries.search_text(ws, text, tags=tags, status=status, limit=None).hits
-    if scope:
-        listed = queries.list_learnings(ws, Scope([scope]), status=status, cwd=ws.root_dir)
-        in_scope = {h.id for h in listed.hits}
-        hits = [h for h in hits if h.id in in_scope]
-    return hits
-
-
-def _refuse_write(request: Request, token: str) -> Response | None:
-    """Writes need the same origin and the token `orbit dashboard` printed."""
-    origin = request.headers.get("origin")
-    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
-        return _error(403, "cross-origin requests may not change the store")
-    if request.headers.get("sec-fetch-site") not in (None, "same-origin", "none"):
-        return _error(403, "cross-site requests may not change the store")
-    given = request.headers.get(TOKEN_HEADER, "")
-    if not hmac.compare_digest(given.encode(), token.encode()):
-        return _error(
-            401, f"missing or wrong {TOKEN_HEADER}; use the token `orbit dashboard` printed"
-        )
-    return None
 
 
 async def page(request: Request) -> Response:
@@ -246,7 +162,7 @@ async def openapi(request: Request) -> Response:
 
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _error(exc.status_code, str(exc.detail))
+    return error(exc.status_code, str(exc.detail))
 
 
 def new_token() -> str:
@@ -265,7 +181,9 @@ def serve(ws: Workspace, host: str, port: int, token: str, *, open_browser: bool
     print(f"token for changes (header {TOKEN_HEADER}): {token}")
     if open_browser:
         threading.Timer(0.8, lambda: webbrowser.open(url)).start()
-    uvicorn.run(build_app(ws, token, host=host), host=host, port=port, log_level="warning")
+    app = build_app(ws, token, host=host)
+    app.state.api.stale_cache.current()  # start checking staleness before the first page asks
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def free_port_or_refuse(host: str, port: int) -> int:

@@ -1,0 +1,115 @@
+"""Store-wide facts the page filters and sorts on, kept between requests.
+
+A list page may sort thousands of learnings by confidence or keep only the ones no
+agent was shown lately. Both facts live in files that change rarely compared with how
+often the page asks: each feedback sidecar is re-read only when its stat changes, and
+the injection log (append-only) is read on from where the last request stopped.
+Staleness, which needs git, is `curation.stalecache`'s job.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+
+from orbit_learnings.index.freshness import current_signatures, is_racy
+from orbit_learnings.push.stats import cutoff_for, injection_row, injections_path
+from orbit_learnings.store.feedback import START, summarise
+from orbit_learnings.store.layout import FEEDBACK_FILE
+from orbit_learnings.store.levels import for_id
+from orbit_learnings.store.workspace import Workspace
+
+LOW_CONFIDENCE = START  # below where every learning starts: more unhelpful than helpful
+RECENT_DAYS = 30  # `orbit learning stats`' default window for "never injected"
+
+
+class Confidences:
+    """Feedback confidence by learning ID; a sidecar is re-read only when its stat moved."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[str, float]] = {}
+
+    def of(self, ids: Iterable[str]) -> dict[str, float]:
+        wanted = list(ids)
+        project = [i for i in wanted if not i.startswith("U-")]
+        found = self._project(project)
+        for learning_id in wanted:
+            if learning_id not in found:  # personal learnings: few, read directly
+                ws = for_id(self.ws, learning_id)
+                found[learning_id] = summarise(ws, learning_id).confidence
+        return found
+
+    def _project(self, ids: list[str]) -> dict[str, float]:
+        signatures = current_signatures(self.ws.learnings_path, ids, FEEDBACK_FILE)
+        found: dict[str, float] = {}
+        with self._lock:
+            for learning_id, sig in signatures.items():
+                known = self._known.get(learning_id)
+                if known is not None and known[0] == sig:
+                    found[learning_id] = known[1]
+                    continue
+                value = START if sig == "-" else summarise(self.ws, learning_id).confidence
+                found[learning_id] = value
+                if sig == "-" or not is_racy(int(sig.split(":")[0]), _now_ns()):
+                    self._known[learning_id] = (sig, value)
+        return found
+
+
+def _now_ns() -> int:
+    import time
+
+    return time.time_ns()
+
+
+class InjectionLog:
+    """When each learning was injected, from `.orbit/state/injections.jsonl`, read on
+    from the last offset while the file only grows (it is append-only)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._lock = threading.Lock()
+        self._times: dict[str, list[str]] = {}
+        self._inode = -1
+        self._offset = 0
+
+    def times_of(self, learning_id: str) -> list[str]:
+        """The times this learning was injected, in log order."""
+        with self._lock:
+            self._catch_up()
+            return list(self._times.get(learning_id, []))
+
+    def recent(self, days: int = RECENT_DAYS) -> set[str]:
+        """IDs injected within the last `days` days (the complement is "never injected")."""
+        cutoff = cutoff_for(days)
+        with self._lock:
+            self._catch_up()
+            return {i for i, times in self._times.items() if times and max(times) >= cutoff}
+
+    def _catch_up(self) -> None:
+        path = injections_path(self.ws)
+        try:
+            st = os.stat(path)
+        except OSError:
+            self._times, self._inode, self._offset = {}, -1, 0
+            return
+        if st.st_ino != self._inode or st.st_size < self._offset:
+            self._times, self._inode, self._offset = {}, st.st_ino, 0  # a new log
+        if st.st_size > self._offset:
+            self._read_from(path)
+
+    def _read_from(self, path: str) -> None:
+        with open(path, "rb") as handle:
+            handle.seek(self._offset)
+            chunk = handle.read()
+        end = chunk.rfind(b"\n") + 1  # a torn last line is read once it is complete
+        self._offset += end
+        for line in chunk[:end].decode("utf-8", "replace").splitlines():
+            row = injection_row(line)
+            if row is None:
+                continue
+            at, ids = str(row.get("at", "")), row["ids"]
+            for learning_id in ids if isinstance(ids, list) else []:  # injection_row checked
+                self._times.setdefault(str(learning_id), []).append(at)

@@ -1,0 +1,265 @@
+"""The curation loop in the page, in Chromium: each action leaves the files on disk as the
+matching `orbit` command would (checked against a twin workspace the CLI changed), the
+view lives in the URL, the keyboard works, and 390 px is usable."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from orbit_learnings.store import bundles as store
+from orbit_learnings.store.workspace import Workspace
+from tests.features.dashboard.conftest import TOKEN, needs_chromium, start_dashboard
+from tests.features.dashboard.twins import (
+    cli,
+    differing_files,
+    learning_data,
+    learning_text,
+    make_twin,
+)
+
+pytestmark = needs_chromium
+CHANGED = "[data-testid=action-message] [data-testid=changed]"
+
+
+@pytest.fixture
+def twin(server: str, example: Path, tmp_path: Path) -> Path:
+    return make_twin(example, tmp_path / "twin")
+
+
+def open_view(page: Any, server: str, query: str) -> None:
+    page.goto(f"{server}/?{query}")
+    page.wait_for_selector("[data-testid=row]")
+    if "open=" in query:
+        page.wait_for_selector("[data-testid=actions]")
+
+
+def row_ids(page: Any) -> list[str]:
+    ids: list[str] = page.eval_on_selector_all(
+        "[data-testid=row]", "rows => rows.map(r => r.dataset.id)"
+    )
+    return ids
+
+
+def test_edit_shows_the_refusal_beside_the_field_then_saves(
+    page: Any, server: str, example: Path, twin: Path
+) -> None:
+    open_view(page, server, "open=L-0003")
+    before = learning_text(example, "L-0003")
+    page.click("[data-testid=edit]")
+    page.fill("[data-testid=edit-paths]", "!negated")
+    page.click("[data-testid=save]")
+    page.wait_for_selector("[data-testid=error-paths] >> text=invalid scope glob")
+    assert page.inner_text("[data-testid=error-summary]") == ""
+    assert learning_text(example, "L-0003") == before
+    page.fill("[data-testid=edit-paths]", "services/billing/**\nlib/money/**")
+    page.fill("[data-testid=edit-summary]", "Money is integer cents, converted at the edges")
+    page.click("[data-testid=save]")
+    assert page.inner_text(CHANGED) == "Changed on disk: .orbit/learnings/L-0003/learning.yaml"
+    assert "Money is integer cents" in page.inner_text("[data-testid=detail] h2")
+    cli(twin, "learning", "update", "L-0003", "--summary",
+        "Money is integer cents, converted at the edges",
+        "--path", "services/billing/**", "--path", "lib/money/**")  # fmt: skip
+    assert differing_files(example, twin) == []
+
+
+def test_upvote_appends_the_vote_the_cli_appends(
+    page: Any, server: str, example: Path, twin: Path
+) -> None:
+    open_view(page, server, "open=L-0004")
+    page.fill("[data-testid=upvote-task]", "review-7")
+    page.click("[data-testid=upvote]")
+    assert page.inner_text(CHANGED).endswith(".orbit/learnings/L-0004/votes.jsonl")
+    assert " 1 vote " in page.inner_text("[data-testid=facts]")
+    cli(twin, "learning", "upvote", "L-0004", "--model", "human", "--task", "review-7")
+    assert differing_files(example, twin) == []
+
+
+def test_archive_changes_what_prune_archive_changes(
+    page: Any, server: str, example: Path, twin: Path
+) -> None:
+    open_view(page, server, "open=L-0012")
+    page.click("[data-testid=archive]")
+    assert page.inner_text(CHANGED).endswith(".orbit/learnings/L-0012/learning.yaml")
+    store.archive_learning(Workspace(twin), "L-0012")  # what `prune --archive` calls
+    assert differing_files(example, twin) == []
+    assert learning_data(example, "L-0012")["status"] == "archived"
+    assert "L-0012" not in row_ids(page)
+
+
+def test_supersede_with_a_replacement_picked_from_search(
+    page: Any, server: str, example: Path, twin: Path
+) -> None:
+    open_view(page, server, "open=L-0002")
+    page.fill("[data-testid=supersede-by]", "NOT NULL column")
+    page.click("[data-testid=picker-option][data-id=L-0013]")
+    assert page.input_value("[data-testid=supersede-by]") == "L-0013"
+    page.click("[data-testid=supersede]")
+    page.wait_for_selector("[data-testid=facts] >> text=superseded by L-0013")
+    changed = page.inner_text(CHANGED)
+    assert "L-0013/learning.yaml" in changed and "L-0002/learning.yaml" in changed
+    cli(twin, "learning", "supersede", "L-0002", "--with", "L-0013")
+    assert differing_files(example, twin) == []
+
+
+def test_bulk_add_tag_then_bulk_archive(page: Any, example: Path, twin: Path) -> None:
+    def pick(*ids: str) -> None:
+        for learning_id in ids:
+            page.check(f"[data-testid=row][data-id={learning_id}] [data-testid=pick]")
+        assert page.inner_text("#bulk-count") == f"{len(ids)} selected"
+
+    pick("L-0007", "L-0009")
+    page.fill("[data-testid=bulk-tag]", "reviewed")
+    page.click("[data-testid=bulk-add-tag]")
+    page.wait_for_selector("[data-testid=bulk-message] [data-testid=changed]")
+    cli(twin, "learning", "update", "L-0007", "--tag", "ci", "--tag", "reviewed")
+    cli(twin, "learning", "update", "L-0009", "--tag", "config", "--tag", "security",
+        "--tag", "reviewed")  # fmt: skip
+    assert differing_files(example, twin) == []
+    pick("L-0007", "L-0009")
+    page.click("[data-testid=bulk-archive]")
+    page.wait_for_selector("[data-testid=row][data-id=L-0009]", state="detached")
+    assert "L-0009/learning.yaml" in page.inner_text("[data-testid=bulk-message]")
+    for learning_id in ("L-0007", "L-0009"):
+        store.archive_learning(Workspace(twin), learning_id)
+    assert differing_files(example, twin) == []
+    assert not {"L-0007", "L-0009"} & set(row_ids(page))
+    session = page.inner_text("[data-testid=session-changes]")  # what to commit, in one place
+    assert "(2 files, to commit)" in session and "L-0007/learning.yaml" in session
+
+
+def test_the_url_holds_the_view_and_history_walks_it(page: Any, browser: Any, server: str) -> None:
+    page.fill("[data-testid=path]", "services/")
+    page.wait_for_url(re.compile(r"path=services"))
+    page.check("[data-testid=filter-stale]")
+    page.wait_for_url(re.compile(r"stale=1"))
+    page.click("th[data-sort=votes] button")
+    page.wait_for_url(re.compile(r"sort=-votes"))
+    page.wait_for_selector("th[data-sort=votes][aria-sort=descending]")
+    page.click("[data-testid=row][data-id=L-0009]")
+    page.wait_for_selector("[data-testid=actions]")
+    query = parse_qs(urlsplit(page.url).query)
+    assert query == {"path": ["services/"], "stale": ["1"], "sort": ["-votes"], "open": ["L-0009"]}
+    assert TOKEN not in page.url
+    shown = row_ids(page)
+    assert shown == ["L-0013", "L-0008", "L-0009"]
+
+    pasted = browser.new_context().new_page()  # another person's browser: no token, same view
+    open_view(pasted, server, urlsplit(page.url).query)
+    assert row_ids(pasted) == shown and pasted.input_value("[data-testid=path]") == "services/"
+    assert pasted.is_checked("[data-testid=filter-stale]")
+    assert pasted.input_value("[data-testid=sort]") == "-votes"
+    assert pasted.inner_text("[data-testid=detail] h2").startswith("L-0009 ·")
+    pasted.context.close()
+
+    page.go_back()  # the learning closes
+    page.wait_for_selector("[data-testid=detail] >> text=Select a learning")
+    page.go_back()  # then the sort goes
+    page.wait_for_selector("th[data-sort=votes]:not([aria-sort])")
+    assert page.input_value("[data-testid=sort]") == "rank"
+    page.go_forward()
+    page.go_forward()
+    page.wait_for_selector("[data-testid=detail] h2 >> text=L-0009")
+    assert row_ids(page) == shown
+
+
+def test_every_filter_of_a_pasted_link_is_restored(page: Any, server: str) -> None:
+    query = "q=migration&tag=database&status=all&low_confidence=1&never_injected=1&sort=id"
+    page.goto(f"{server}/?{query}")
+    page.wait_for_selector("[data-testid=empty], [data-testid=row]")
+    assert page.input_value("[data-testid=search]") == "migration"
+    assert page.input_value("[data-testid=tag]") == "database"
+    assert page.input_value("[data-testid=status]") == "all"
+    assert page.is_checked("[data-testid=filter-low]") and page.is_checked(
+        "[data-testid=filter-never]"
+    )
+    assert parse_qs(urlsplit(page.url).query) == parse_qs(query)
+
+
+def test_keyboard_moves_opens_and_searches(page: Any) -> None:
+    ids = row_ids(page)
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    page.keyboard.press("j")
+    assert page.get_attribute("[data-testid=row].cursor", "data-id") == ids[1]
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"[data-testid=detail] h2 >> text={ids[1]}")
+    assert f"open={ids[1]}" in page.url
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.type("jk")  # typed into the box, not taken as navigation
+    assert page.input_value("[data-testid=search]") == "jk"
+    assert page.get_attribute("[data-testid=row].cursor", "data-id") == ids[1]
+
+
+def boxes(page: Any, *selectors: str) -> dict[str, dict[str, float]]:
+    found = {s: page.locator(s).bounding_box() for s in selectors}
+    assert all(found.values()), found
+    return found  # type: ignore[return-value]
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def test_at_390_px_nothing_overlaps_and_no_column_is_cut(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    open_view(tab, server, "path=db/&open=L-0013")
+    parts = ["[data-testid=search]", "[data-testid=path]", "[data-testid=table-wrap]", "aside"]
+    found = boxes(tab, *parts)
+    for i, first in enumerate(parts):
+        for second in parts[i + 1 :]:
+            assert not overlap(found[first], found[second]), (first, second)
+    assert found["aside"]["y"] >= found["[data-testid=table-wrap]"]["y"] + 1  # detail below
+    widths = tab.evaluate(
+        "[document.documentElement.scrollWidth, document.querySelector('.wrap').scrollWidth,"
+        " document.querySelector('.wrap').clientWidth]"
+    )
+    assert widths[0] <= 390 and widths[1] <= widths[2]
+    cells = tab.locator("[data-testid=row] td").all()
+    assert cells and all(
+        (box := cell.bounding_box()) is None or box["x"] + box["width"] <= 390 for cell in cells
+    )
+    context.close()
+
+
+def test_dates_plurals_history_and_dark_mode(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme="dark")
+    tab = context.new_page()
+    open_view(tab, server, "open=L-0006")
+    date = tab.locator("[data-testid=row][data-id=L-0006] td.date time")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", date.get_attribute("title") or "")
+    height = date.bounding_box()["height"]
+    line = float(tab.evaluate("parseFloat(getComputedStyle(document.body).lineHeight)"))
+    assert height < 1.5 * line  # one line: never "2026-03-" / "05"
+    assert " 1 vote " in tab.inner_text("[data-testid=facts]")
+    assert "vote" in (tab.get_attribute("[data-testid=sparkline]", "aria-label") or "")
+    background = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert sum(int(c) for c in re.findall(r"\d+", background)[:3]) < 150  # dark
+    open_view(tab, server, "open=L-0005")
+    assert " 4 votes " in tab.inner_text("[data-testid=facts]")
+    context.close()
+
+
+def test_an_empty_store_says_how_to_add_the_first_learning(browser: Any, workspace: Path) -> None:
+    proc, url = start_dashboard(workspace)
+    try:
+        tab = browser.new_page()
+        tab.goto(url)
+        empty = tab.wait_for_selector("[data-testid=empty]")
+        assert "orbit learning add --summary" in empty.inner_text()
+        tab.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

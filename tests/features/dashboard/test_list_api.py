@@ -1,0 +1,115 @@
+"""The list API's curation filters and sort orders, and the detail's history and files."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from orbit_learnings.core.timestamps import format_ts
+from orbit_learnings.integrations.dashboard.app import build_app
+from orbit_learnings.store import feedback
+from orbit_learnings.store.workspace import Workspace
+
+
+@pytest.fixture
+def client(example: Path) -> TestClient:
+    client = TestClient(build_app(Workspace(example), "t"), base_url="http://127.0.0.1:8765")
+    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
+    return client
+
+
+def ids(client: TestClient, **params: object) -> list[str]:
+    answer = client.get("/api/learnings", params={"limit": 100, **params})
+    assert answer.status_code == 200, answer.text
+    return [r["id"] for r in answer.json()["results"]]
+
+
+def test_sort_by_each_column(client: TestClient) -> None:
+    rows = client.get("/api/learnings", params={"limit": 100, "sort": "-votes"}).json()["results"]
+    votes = [r["vote_count"] for r in rows]
+    assert votes == sorted(votes, reverse=True) and votes[0] > votes[-1]
+    assert ids(client, sort="id") == sorted(ids(client))
+    assert ids(client, sort="-id") == sorted(ids(client), reverse=True)
+    updated = [
+        r["updated_at"]
+        for r in client.get("/api/learnings", params={"sort": "updated"}).json()["results"]
+    ]
+    assert updated == sorted(updated)
+
+
+def test_sort_by_confidence_and_low_confidence_filter(client: TestClient, example: Path) -> None:
+    ws = Workspace(example)
+    for task in ("a", "b"):
+        feedback.record(ws, "L-0007", helpful=False, task_id=task, model="claude")
+    feedback.record(ws, "L-0004", helpful=True, task_id="a", model="claude")
+    by_confidence = ids(client, sort="-confidence")
+    assert by_confidence[0] == "L-0004" and by_confidence[-1] == "L-0007"
+    assert ids(client, low_confidence=1) == ["L-0007"]
+
+
+def test_path_and_tag_narrow_together(client: TestClient) -> None:
+    assert set(ids(client, path="db/")) == {"L-0002", "L-0013"}
+    assert set(ids(client, tag="migrations")) == {"L-0002"}
+    assert ids(client, path="db/", tag="migrations") == ["L-0002"]
+    assert ids(client, path="db/", tag="money") == []
+    assert set(ids(client, scope="db/")) == {"L-0002", "L-0013"}  # the older name
+    assert set(ids(client, tag=["money", "ci"])) == {"L-0003", "L-0014", "L-0007"}
+
+
+def test_stale_filter_uses_the_cached_report(client: TestClient, example: Path) -> None:
+    every = set(ids(client))
+    assert set(ids(client, stale=1)) == every  # the example has no code files at all
+    (example / "db/migrations").mkdir(parents=True)
+    (example / "db/migrations/0001.sql").write_text("")
+    (example / ".orbit/learnings/L-0002/learning.yaml").touch()  # a learning changed
+    client.get("/api/learnings")
+    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
+    assert "L-0002" not in ids(client, stale=1) and "L-0003" in ids(client, stale=1)
+
+
+def test_never_injected_reads_the_injection_log(client: TestClient, example: Path) -> None:
+    now = datetime.now(UTC)
+    log = example / ".orbit/state/injections.jsonl"
+    rows = [
+        {"at": format_ts(now - timedelta(days=40)), "layer": "hook", "ids": ["L-0002"]},
+        {"at": format_ts(now - timedelta(days=1)), "layer": "hook", "ids": ["L-0003", "L-0005"]},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"torn": ')
+    never = ids(client, never_injected=1)
+    assert "L-0002" in never and "L-0003" not in never and "L-0005" not in never
+    with log.open("a") as handle:  # the torn line completed, then one more injection
+        handle.write("1}\n" + json.dumps({"at": format_ts(now), "layer": "x", "ids": ["L-0002"]}))
+        handle.write("\n")
+    assert "L-0002" not in ids(client, never_injected=1)
+    detail = client.get("/api/learnings/L-0002").json()
+    assert len(detail["injections"]) == 2
+
+
+def test_detail_names_its_files(client: TestClient) -> None:
+    detail = client.get("/api/learnings/L-0005").json()
+    assert detail["files"] == {
+        "learning": ".orbit/learnings/L-0005/learning.yaml",
+        "votes": ".orbit/learnings/L-0005/votes.jsonl",
+    }
+    assert detail["injections"] == [] and detail["stale_pending"] is False
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"sort": "summary"}, {"sort": "--votes"}, {"stale": "maybe"}, {"never_injected": "2"}],
+)
+def test_bad_list_parameters_are_400(client: TestClient, params: dict[str, str]) -> None:
+    answer = client.get("/api/learnings", params=params)
+    assert answer.status_code == 400 and list(answer.json()) == ["error"]
+
+
+def test_the_stale_report_survives_a_restart(client: TestClient, example: Path) -> None:
+    """Derived state in .orbit/state/: a new server answers at once with the last report."""
+    assert (example / ".orbit/state/stale.json").is_file()
+    again = TestClient(build_app(Workspace(example), "t"), base_url="http://127.0.0.1:8765")
+    stats = again.get("/api/learnings").json()["stats"]
+    assert stats["stale_pending"] is False and stats["stale"] == 15
