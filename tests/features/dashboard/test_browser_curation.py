@@ -263,3 +263,47 @@ def test_an_empty_store_says_how_to_add_the_first_learning(browser: Any, workspa
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_reviewers_session_end_to_end(
+    page: Any, browser: Any, server: str, example: Path, twin: Path
+) -> None:
+    """The issue's story: a folder's stale learnings, one rescoped, one superseded by a
+    picked replacement, one archived, and a link that reopens the view; the files end up
+    exactly as the same CLI commands leave them."""
+    page.fill("[data-testid=path]", "services/")
+    page.check("[data-testid=filter-stale]")
+    page.wait_for_url(re.compile(r"stale=1"))
+    page.wait_for_selector("[data-testid=row][data-id=L-0003]", state="detached")
+    assert set(row_ids(page)) == {"L-0008", "L-0009", "L-0013"}
+
+    page.click("[data-testid=row][data-id=L-0008]")
+    page.click("[data-testid=edit]")
+    page.fill("[data-testid=edit-paths]", "services/billing/**")
+    page.click("[data-testid=save]")
+    page.wait_for_selector(CHANGED)  # rescoped to code that exists: it leaves the stale list
+    page.wait_for_selector("[data-testid=row][data-id=L-0008]", state="detached")
+
+    page.click("[data-testid=row][data-id=L-0013]")
+    page.fill("[data-testid=supersede-by]", "money integer cents")
+    page.click("[data-testid=picker-option][data-id=L-0003]")
+    page.click("[data-testid=supersede]")
+    page.wait_for_selector("[data-testid=facts] >> text=superseded by L-0003")
+
+    page.click("[data-testid=row][data-id=L-0009]")
+    page.click("[data-testid=archive]")
+    page.wait_for_selector(CHANGED)
+
+    cli(twin, "learning", "update", "L-0008", "--path", "services/billing/**")
+    cli(twin, "learning", "supersede", "L-0013", "--with", "L-0003")
+    store.archive_learning(Workspace(twin), "L-0009")
+    assert differing_files(example, twin) == []
+
+    link = urlsplit(page.url).query
+    assert parse_qs(link) == {"path": ["services/"], "stale": ["1"], "open": ["L-0009"]}
+    other = browser.new_context().new_page()
+    other.goto(f"{server}/?{link}")
+    other.wait_for_selector("[data-testid=detail] h2 >> text=L-0009")
+    assert other.is_checked("[data-testid=filter-stale]")
+    assert other.input_value("[data-testid=path]") == "services/"
+    other.context.close()
