@@ -87,17 +87,17 @@ def hooks_dir(ws: Workspace) -> Path:
 
 
 def _git(ws: Workspace, *args: str, check: bool = True) -> str:
+    """`gitutil.run_git`, its failures said in the words of `hooks install`."""
+    from orbit_learnings.curation import gitutil
+
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=ws.root_dir, capture_output=True, text=True, check=False
-        )
-    except FileNotFoundError:
-        raise OrbitError("git is not installed; git hooks need git") from None
-    if check and proc.returncode != 0:
-        if "not a git repository" in proc.stderr:
-            raise OrbitError(f"{ws.root_dir} is not a git repository; git hooks need one")
-        raise OrbitError(proc.stderr.strip() or f"git {' '.join(args)} failed")
-    return proc.stdout
+        return gitutil.run_git(ws.root_dir, *args, check=check)
+    except gitutil.GitUnavailable as exc:
+        if "not a git repository" in str(exc):
+            raise OrbitError(f"{ws.root_dir} is not a git repository; git hooks need one") from None
+        if "not on PATH" in str(exc):
+            raise OrbitError("git is not installed; git hooks need git") from None
+        raise OrbitError(str(exc)) from None
 
 
 def script_for(name: str, python: str | None = None) -> str:

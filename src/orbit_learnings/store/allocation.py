@@ -16,14 +16,21 @@ from orbit_learnings.store.layout import LEARNING_FILE
 from orbit_learnings.store.workspace import Workspace
 
 
-def next_sequential_id(ws: Workspace) -> str:
-    highest = 0
+def _numbered(ws: Workspace) -> list[tuple[int, str]]:
+    """(number, entry name) of every sequential ID in the learnings folder; legacy flat
+    files (`L-0003.yaml`) count, so a new bundle never takes a migrated file's ID."""
+    found = []
     if ws.learnings_dir.is_dir():
         for entry in os.scandir(ws.learnings_dir):
             name = entry.name.removesuffix(".yaml")
             match = ids.SEQUENTIAL_ID.match(name)
             if match and name.startswith(ws.prefix):
-                highest = max(highest, int(match.group(1)))
+                found.append((int(match.group(1)), entry.name))
+    return found
+
+
+def next_sequential_id(ws: Workspace) -> str:
+    highest = max((number for number, _ in _numbered(ws)), default=0)
     return ids.format_sequential_id(highest + 1, ws.prefix)
 
 
@@ -94,13 +101,7 @@ def heal_before_write(ws: Workspace, learning_id: str | None = None) -> None:
     if id_mode(ws) == "random":
         heal(ws)
         return
-    numbered = []
-    if ws.learnings_dir.is_dir():
-        for entry in os.scandir(ws.learnings_dir):
-            match = ids.SEQUENTIAL_ID.match(entry.name)
-            if match and entry.name.startswith(ws.prefix):
-                numbered.append((int(match.group(1)), entry.name))
-    recent = {name for _, name in sorted(numbered)[-RECENT_BUNDLES:]}
+    recent = {name for _, name in sorted(_numbered(ws))[-RECENT_BUNDLES:]}
     heal(ws, only=recent | ({learning_id} if learning_id else set()))
 
 

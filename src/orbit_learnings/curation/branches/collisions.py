@@ -124,13 +124,23 @@ def rewrite_sidecar(path: os.PathLike[str], new_id: str) -> None:
     atomic_write_text(path, "\n".join(out) + ("\n" if out else ""))
 
 
+LINK_KEYS = ("supersedes", "superseded_by")
+
+
+def link_line(learning_id: str, keys: Sequence[str] = LINK_KEYS) -> re.Pattern[str]:
+    """The line of a `learning.yaml` that links to `learning_id` under one of `keys`: the one
+    definition `repoint_links` rewrites and `resolve-conflict` looks for."""
+    names = "|".join(re.escape(k) for k in keys)
+    return re.compile(rf"^({names}):(\s*)['\"]?{re.escape(learning_id)}['\"]?\s*$", re.M)
+
+
 def repoint_links(
     ws: Workspace,
     learning_id: str,
     old_id: str,
     new_id: str,
     *,
-    keys: Sequence[str] = ("supersedes", "superseded_by"),
+    keys: Sequence[str] = LINK_KEYS,
 ) -> bool:
     """Point `learning_id`'s links at `new_id` instead of `old_id`; True when one changed."""
     path = store.learning_file(ws, learning_id)
@@ -138,13 +148,7 @@ def repoint_links(
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return False
-    names = "|".join(re.escape(k) for k in keys)
-    updated = re.sub(
-        rf"^({names}):(\s*)['\"]?{re.escape(old_id)}['\"]?\s*$",
-        rf"\g<1>:\g<2>{new_id}",
-        text,
-        flags=re.M,
-    )
+    updated = link_line(old_id, keys).sub(rf"\g<1>:\g<2>{new_id}", text)
     if updated != text:
         atomic_write_text(path, updated)
     return updated != text

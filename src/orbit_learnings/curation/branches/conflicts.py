@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from orbit_learnings.core.errors import NotFound, OrbitError
 from orbit_learnings.curation import gitutil
 from orbit_learnings.curation.branches import idrule
-from orbit_learnings.curation.branches.collisions import repoint_links, rewrite_id, rewrite_sidecar
+from orbit_learnings.curation.branches.collisions import (
+    LINK_KEYS,
+    link_line,
+    repoint_links,
+    rewrite_id,
+    rewrite_sidecar,
+)
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.allocation import allocate_id, store_lock
 from orbit_learnings.store.fileops import atomic_write_text
@@ -187,21 +193,12 @@ def _move_links(
         relative = bundle_display(other)
         newcomer_text = gitutil.show(ws.root_dir, f"{newcomer_rev}:{relative}") or ""
         kept_text = gitutil.show(ws.root_dir, f"{kept_rev}:{relative}") or ""
-        for key in ("supersedes", "superseded_by"):
-            arrived = _links_to(newcomer_text, key, old_id) and not _links_to(
-                kept_text, key, old_id
-            )
+        for key in LINK_KEYS:
+            line = link_line(old_id, (key,))
+            arrived = bool(line.search(newcomer_text)) and not line.search(kept_text)
             if arrived and repoint_links(ws, other, old_id, new_id, keys=(key,)):
                 relinked.append(other)
     return sorted(set(relinked))
-
-
-def _links_to(text: str, key: str, learning_id: str) -> bool:
-    return any(
-        line.split(":", 1)[1].strip().strip("'\"") == learning_id
-        for line in text.splitlines()
-        if line.startswith(f"{key}:")
-    )
 
 
 def _links_to_in_file(ws: Workspace, learning_id: str, target: str) -> bool:
@@ -209,4 +206,4 @@ def _links_to_in_file(ws: Workspace, learning_id: str, target: str) -> bool:
         text = store.learning_file(ws, learning_id).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return any(_links_to(text, key, target) for key in ("supersedes", "superseded_by"))
+    return bool(link_line(target).search(text))
