@@ -7,6 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,19 +221,25 @@ def test_lean_path_errors_match_the_full_cli(workspace: Path) -> None:
     assert bad_limit.code == 2
 
 
-def test_benchmark_harness_smoke_run() -> None:
-    """The harness must never rot; its timings are reported, never asserted."""
+def bench_quick(*flags: str) -> dict[str, Any]:
+    """The first result of a `bench.py --quick --json` run, which must succeed."""
     from tests.testing import REPO
 
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/bench.py"), "--quick", "--json"],
+        [sys.executable, str(REPO / "scripts/bench.py"), *flags, "--quick", "--json"],
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)["results"][0]
+    result: dict[str, Any] = json.loads(proc.stdout)["results"][0]
+    return result
+
+
+def test_benchmark_harness_smoke_run() -> None:
+    """The harness must never rot; its timings are reported, never asserted."""
+    result = bench_quick()
     assert result["learnings"] == 30
     for key in (
         "path_lookup_match",
@@ -259,17 +266,7 @@ def test_benchmark_harness_smoke_run() -> None:
 
 def test_dashboard_benchmark_smoke_run() -> None:
     """`bench.py --dashboard` must not rot either; it reports, never asserts."""
-    from tests.testing import REPO
-
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/bench.py"), "--dashboard", "--quick", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)["results"][0]
+    result = bench_quick("--dashboard")
     assert result["learnings"] == 30
     for page in ("first_page", "filtered_page", "search_page"):
         assert result[f"dashboard_{page}"]["median_ms"] >= 0
