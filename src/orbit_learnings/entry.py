@@ -90,7 +90,9 @@ def _lean(args: list[str]) -> int | None:
         return _guarded(lambda: _list(root, listing))
     if command == ["learning", "inject"]:
         injecting = _parse(
-            options, valued=_INJECT_OPTIONS, flags={"--feedback-hint": "feedback_hint"}
+            options,
+            valued=_INJECT_OPTIONS,
+            flags={"--feedback-hint": "feedback_hint", "--include-stale": "include_stale"},
         )
         if injecting is None:
             return _FALLBACK
@@ -230,6 +232,7 @@ def _inject(root: str | None, options: dict[str, object]) -> int:
         output_format=_single(options, "format") or "reminder",
         feedback_hint=bool(options.get("feedback_hint")),
         min_confidence=_float(options, "min_confidence"),
+        include_stale=bool(options.get("include_stale")),
     )
 
 

@@ -51,6 +51,14 @@ FIXTURES: dict[str, str] = {
     ".claude/rules/web.md": "---\npaths: web/**\n---\n- Query tests by role, not CSS class.\n",
     "db/migrations/0042_orders.sql": "ALTER TABLE orders ADD COLUMN currency text;\n",
     "services/billing/invoice.py": "AMOUNT_CENTS = 100\n",
+    "services/orders/service.py": (
+        '"""Orders."""\n\n\nclass OrderService:\n'
+        "    def create(self, order):\n        return self.repo.insert(order)\n\n"
+        "    def update(self, order):\n"
+        "        if order.version != self.current_version(order.id):\n"
+        "            raise Conflict(order.id)\n"
+        "        self.repo.save(order, retries=3)\n        return order\n"
+    ),
 }
 
 

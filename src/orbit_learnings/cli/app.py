@@ -15,6 +15,7 @@ from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import integrations
 from orbit_learnings.cli.commands import (
+    anchors,
     authoring,
     branches,
     curation,
@@ -58,7 +59,7 @@ hooks_app = _group(
 
 # Every command, in one place: (group, name, function).
 _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
-    (app, "init", records.init_command),
+    (app, "init", maintenance.init_command),
     (learning_app, "add", records.add_command),
     (learning_app, "list", records.list_command),
     (learning_app, "show", records.show_command),
@@ -78,6 +79,7 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (learning_app, "import", exchange.import_command),
     (learning_app, "prune", curation.prune_command),
     (learning_app, "check", curation.check_command),
+    (learning_app, "anchors", anchors.anchors_command),
     (learning_app, "resolve-conflict", branches.resolve_conflict_command),
     (learning_app, "renumber", branches.renumber_command),
     (learning_app, "merge-driver", branches.merge_driver_command),

@@ -117,6 +117,7 @@ def do_inject(
     output_format: str,
     feedback_hint: bool,
     min_confidence: float | None = None,
+    include_stale: bool = False,
 ) -> int:
     if output_format not in FORMATS:
         raise UsageError(f"unknown --format {output_format!r}; choose one of {', '.join(FORMATS)}")
@@ -145,6 +146,7 @@ def do_inject(
         trigger={**scope.to_dict(), "task_file": task_file},
         min_confidence=min_confidence,
         task_text=task_text,
+        include_stale=include_stale,
     )
     if output_format == "json":
         emit_json(chosen.to_dict())

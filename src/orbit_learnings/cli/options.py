@@ -81,3 +81,13 @@ AddLevelOpt = Annotated[
 IdArg = Annotated[
     str, typer.Argument(metavar="ID", help="A learning ID.", autocompletion=completion.learning_ids)
 ]
+AnchorOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--anchor",
+        "-a",
+        help="Cite code: PATH:START-END or PATH::Name (Python; repeatable). Its path is scope too.",
+        metavar="CITATION",
+        autocompletion=completion.paths,
+    ),
+]

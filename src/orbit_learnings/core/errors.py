@@ -60,16 +60,23 @@ class Problem:
     importing dataclasses costs more than the whole index lookup.
     """
 
-    __slots__ = ("file", "id", "kind", "line", "message")
+    __slots__ = ("end_line", "file", "id", "kind", "line", "message")
 
     def __init__(
-        self, file: str, line: int, message: str, id: str | None = None, kind: str = "schema"
+        self,
+        file: str,
+        line: int,
+        message: str,
+        id: str | None = None,
+        kind: str = "schema",
+        end_line: int | None = None,
     ) -> None:
         self.file = file
         self.line = line
         self.message = message
         self.id = id
         self.kind = kind
+        self.end_line = end_line  # a range of code lines (an anchor), for annotations
 
     def _key(self) -> tuple[str, int, str, str | None, str]:
         return (self.file, self.line, self.message, self.id, self.kind)
@@ -93,7 +100,7 @@ class Problem:
             "id": self.id,
             "kind": self.kind,
             "message": self.message,
-        }
+        } | ({"end_line": self.end_line} if self.end_line is not None else {})
 
 
 class ValidationFailed(OrbitError):

@@ -217,3 +217,11 @@ def _anchor(glob: str) -> str:
             break
         literal.append(part)
     return "/".join(literal) + "/" if literal else ""
+
+
+def literal_glob(path: str) -> str:
+    """The glob that matches exactly one repo-relative file (an anchor's path as scope):
+    rooted, with every glob character escaped, so `app/[slug]/page.tsx` means itself."""
+    import re
+
+    return "/" + re.sub(r"([\\*?\[\]{}])", r"\\\1", path)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbit_learnings.core.anchors.record import ANCHOR_KEYS, Anchor, anchor_from_mapping
 from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
@@ -29,6 +30,7 @@ KNOWN_KEYS = (
     "supersedes",
     "superseded_by",
     "priority",
+    "anchors",
 )
 SCOPE_KEYS = ("paths", "tags")
 EVIDENCE_KEYS = ("kind", "ref")
@@ -68,6 +70,7 @@ class Learning:
     supersedes: str | None = None
     superseded_by: str | None = None
     priority: int = 0
+    anchors: tuple[Anchor, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -85,7 +88,7 @@ class Learning:
             "supersedes": self.supersedes,
             "superseded_by": self.superseded_by,
             "priority": self.priority,
-        }
+        } | ({"anchors": [a.to_dict() for a in self.anchors]} if self.anchors else {})
 
 
 @dataclass(frozen=True)
@@ -138,19 +141,10 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     summary = checker.string(data, "summary", required=True)
     if summary is not None and not summary.strip():
         checker.add(("summary",), "summary must not be empty")
-    paths, tags = checker.scope(data.get("scope"))
+    anchors = checker.anchors(data.get("anchors"))
+    paths, tags = checker.scope(data.get("scope"), anchored=bool(anchors))
     evidence = checker.evidence(data.get("evidence"))
-    priority = data.get("priority", 0)
-    if priority is None:
-        priority = 0
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        checker.add(("priority",), "priority must be an integer")
-        priority = 0
-    elif abs(priority) > PRIORITY_LIMIT:
-        checker.add(
-            ("priority",), f"priority must be between -{PRIORITY_LIMIT} and {PRIORITY_LIMIT}"
-        )
-        priority = 0
+    priority = checker.priority(data.get("priority", 0))
     supersedes = checker.link(data, "supersedes")
     superseded_by = checker.link(data, "superseded_by")
     body = checker.string(data, "body") or ""
@@ -171,6 +165,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         supersedes=supersedes,
         superseded_by=superseded_by,
         priority=priority,
+        anchors=anchors,
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
     )
 
@@ -205,6 +200,19 @@ class _Checker:
             return None
         return value
 
+    def priority(self, value: Any) -> int:
+        if value is None:
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.add(("priority",), "priority must be an integer")
+            return 0
+        if abs(value) > PRIORITY_LIMIT:
+            self.add(
+                ("priority",), f"priority must be between -{PRIORITY_LIMIT} and {PRIORITY_LIMIT}"
+            )
+            return 0
+        return value
+
     def timestamp(self, data: Mapping[str, Any], key: str) -> str | None:
         value = data.get(key)
         if value is None:
@@ -225,14 +233,15 @@ class _Checker:
             return None
         return value
 
-    def scope(self, scope: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def scope(self, scope: Any, *, anchored: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """An anchor's path is scope too, so an anchored learning may name no glob or tag."""
         if not isinstance(scope, Mapping):
             self.add(("scope",), "scope must be a mapping with paths and/or tags")
             return (), ()
         self.unknown_keys(scope, SCOPE_KEYS, ("scope",))
         paths = self.string_list(scope, "paths")
         tags = self.string_list(scope, "tags")
-        if not paths and not tags:
+        if not paths and not tags and not anchored:
             self.add(("scope",), "scope needs at least one path glob or tag")
         return paths, tags
 
@@ -269,6 +278,24 @@ class _Checker:
                 continue
             items.append(Evidence(str(kind), str(ref)))
         return tuple(items)
+
+
+    def anchors(self, values: Any) -> tuple[Anchor, ...]:
+        if values is None:
+            return ()
+        if not isinstance(values, list):
+            self.add(("anchors",), "anchors must be a list of {path, lines, fingerprint, ...}")
+            return ()
+        found: list[Anchor] = []
+        for position, item in enumerate(values):
+            if isinstance(item, Mapping):
+                self.unknown_keys(item, ANCHOR_KEYS, ("anchors", position))
+            anchor, problems = anchor_from_mapping(item, f"anchors[{position}]")
+            for key, message in problems:
+                self.add(("anchors", position, key) if key else ("anchors", position), message)
+            if anchor is not None:
+                found.append(anchor)
+        return tuple(found)
 
 
 def _unknown_key_message(key: object, known: tuple[str, ...], where: tuple[str | int, ...]) -> str:

@@ -32,6 +32,7 @@ class Hit:
         "level",
         "match_confidence",
         "matched_by",
+        "note",
         "paths",
         "priority",
         "score",
@@ -71,6 +72,7 @@ class Hit:
         self.level = "project"
         self.match_confidence: float | None = None  # text search only: chance it answers
         self.specificity: float | None = None  # scope lookups only: how narrowly it matched
+        self.note: str | None = None  # pushes only: "anchor drifted: src/x.py:3-9 changed ..."
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -90,6 +92,8 @@ class Hit:
             data["match_confidence"] = self.match_confidence
         if self.explain is not None:
             data["explain"] = self.explain
+        if self.note is not None:
+            data["note"] = self.note
         return data
 
 

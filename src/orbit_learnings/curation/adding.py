@@ -26,7 +26,8 @@ class Added:
 
 def add_learning(ws: Workspace, new: bundles.NewLearning, *, force: bool = False) -> Added:
     """Refuse a near-duplicate of an active learning unless forced, then write it."""
-    bundles.check_content(new.summary, new.scope)  # a clean refusal before any search
+    # a clean refusal before any search
+    bundles.check_content(new.summary, new.scope, anchored=bool(new.anchors))
     similar = find_similar(ws, new.summary)
     if similar and not force:
         best = similar[0]

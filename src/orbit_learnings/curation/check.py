@@ -44,6 +44,8 @@ KINDS = (
     "collision",
     "link",
     "tracked-state",
+    "anchor",
+    "anchor-touched",
 )
 
 
@@ -67,11 +69,14 @@ def check_store(
         problems, parsed = _content_problems(ws)
     problems += _tracked_state(ws)
     if stale:
-        problems += _stale_problems(ws, parsed)
+        from orbit_learnings.curation.anchors.review import anchor_problems
+
+        problems += _stale_problems(ws, parsed) + anchor_problems(ws)
     if base:
+        from orbit_learnings.curation.anchors.review import touched_anchors
         from orbit_learnings.curation.branches.collisions import collisions_with
 
-        problems += collisions_with(ws, base)
+        problems += collisions_with(ws, base) + touched_anchors(ws, base)
     return sorted(set(problems), key=lambda p: (p.file, p.line, p.message))
 
 
@@ -310,4 +315,5 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
 
 def github_annotation(problem: Problem) -> str:
     message = problem.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return f"::error file={problem.file},line={problem.line},title=orbit {problem.kind}::{message}"
+    lines = f"line={problem.line}" + (f",endLine={problem.end_line}" if problem.end_line else "")
+    return f"::error file={problem.file},{lines},title=orbit {problem.kind}::{message}"

@@ -142,6 +142,7 @@ def delete_folder(conn: sqlite3.Connection, folder: str) -> None:
         ("votes", "learning_id"),
         ("files", "folder"),
         ("problems", "folder"),
+        ("code_anchors", "learning_id"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (folder,))
 
@@ -170,7 +171,7 @@ def _insert_record(
     from orbit_learnings.store.yamlio import line_containing
 
     compiled, problems = [], []
-    for glob in record.paths:
+    for glob in _scope_globs(record):
         try:
             compiled.append(compile_glob(glob))
         except InvalidGlob as exc:
@@ -186,7 +187,7 @@ def _insert_record(
             record.id,
             record.status,
             record.status,
-            json.dumps(list(record.paths)),
+            json.dumps(list(dict.fromkeys([*record.paths, *(a.path for a in record.anchors)]))),
             json.dumps(list(record.tags)),
             record.summary,
             record.body,
@@ -210,12 +211,26 @@ def _insert_record(
         "INSERT INTO votes VALUES (?,?,?,?)",
         [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes],
     )
+    conn.executemany(
+        "INSERT INTO code_anchors (learning_id, position, path, anchor) VALUES (?,?,?,?)",
+        [(record.id, n, a.path, json.dumps(a.to_dict())) for n, a in enumerate(record.anchors)],
+    )
     for table in ("learnings_fts", "learnings_trigram"):
         conn.execute(
             f"INSERT INTO {table} (rowid, id, summary, body, tags) VALUES (?,?,?,?,?)",
             (rowid, record.id, record.summary, record.body, " ".join(record.tags)),
         )
     return problems
+
+
+def _scope_globs(record: Learning) -> list[str]:
+    """The record's globs, and each anchored file as one more: an anchor's path is scope."""
+    if not record.anchors:
+        return list(record.paths)
+    from orbit_learnings.core.globs import literal_glob
+
+    anchored = [literal_glob(a.path) for a in record.anchors]
+    return list(dict.fromkeys([*record.paths, *anchored]))
 
 
 def _jsonable(value: Any) -> Any:

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "7"
+INDEX_SCHEMA_VERSION = "8"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +52,11 @@ CREATE TABLE files (folder TEXT PRIMARY KEY, signature TEXT NOT NULL,
 CREATE TABLE problems (folder TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
                        message TEXT NOT NULL, kind TEXT NOT NULL, learning_id TEXT);
 CREATE INDEX problems_folder ON problems(folder);
+CREATE TABLE code_anchors (learning_id TEXT NOT NULL, position INTEGER NOT NULL,
+                           path TEXT NOT NULL, anchor TEXT NOT NULL,
+                           file_signature TEXT, state TEXT, now_path TEXT,
+                           now_lines TEXT, similarity REAL,
+                           PRIMARY KEY (learning_id, position));
 CREATE VIRTUAL TABLE learnings_fts USING fts5(
     id UNINDEXED, summary, body, tags, tokenize = 'porter unicode61'
 );
@@ -75,6 +80,7 @@ TABLES = (
     "votes",
     "files",
     "problems",
+    "code_anchors",
     "learnings_fts",
     "learnings_trigram",
 )

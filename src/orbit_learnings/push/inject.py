@@ -19,6 +19,7 @@ from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import tasks
+from orbit_learnings.retrieval.anchors import judge_hits
 from orbit_learnings.store.fileops import (
     append_line,
     atomic_write_text,
@@ -63,7 +64,7 @@ def hit_summary(hit: Hit) -> dict[str, object]:
         "paths": hit.paths,
         "matched_by": hit.matched_by,
         "vote_count": hit.vote_count,
-    }
+    } | ({"note": hit.note} if hit.note else {})
 
 
 def env_cap(name: str, default: int) -> int:
@@ -127,6 +128,7 @@ def select(
     task_text: str = "",
     exclude: Collection[str] = (),
     literal_paths: bool = False,
+    include_stale: bool = False,
 ) -> Injection:
     """Rank by relevance to the task, then apply dedup, the per-call cap, the session cap
     and the token budget.
@@ -138,7 +140,8 @@ def select(
     if not scope and not task_text.strip():
         return Injection([], session_id, {})
     candidates = tasks.rank_for_task(ws, scope, task_text, cwd=cwd, literal_paths=literal_paths)
-    ranked = [h for h in candidates if h.id not in exclude]
+    kept = [h for h in candidates if h.id not in exclude]
+    ranked = judge_hits(ws, kept, include_stale=include_stale)
     if min_confidence is not None:
         from orbit_learnings.store.feedback import confidence_for
 
@@ -244,7 +247,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
     lines = ["<system-reminder>", "Project learnings relevant to this task:"]
-    lines += [f"- [{h.id}] {printable(h.summary)}" for h in hits]
+    lines += [f"- [{h.id}] {printable(_noted(h))}" for h in hits]
     lines.append("Read full body via `orbit learning show <id>` if needed.")
     if feedback_hint:
         lines.append(FEEDBACK_HINT)
@@ -256,7 +259,7 @@ def format_markdown(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
     lines = ["## Project learnings relevant to this task", ""]
-    lines += [f"- **{h.id}** — {printable(h.summary)}" for h in hits]
+    lines += [f"- **{h.id}** — {printable(_noted(h))}" for h in hits]
     lines += ["", "Read the full body with `orbit learning show <id>`."]
     if feedback_hint:
         lines.append(FEEDBACK_HINT)
@@ -269,7 +272,14 @@ def provenance_line(hit: Hit) -> str:
     if len(hit.paths) > 2:
         scope += ", …"
     votes = f"{hit.vote_count} vote" + ("" if hit.vote_count == 1 else "s")
-    return printable(f"{hit.id} (scope {scope}, {votes}): {hit.summary}")
+    note = f"{hit.note}; " if hit.note else ""
+    return printable(f"{hit.id} ({note}scope {scope}, {votes}): {hit.summary}")
+
+
+def _noted(hit: Hit) -> str:
+    """`(anchor drifted: src/x.py:3-9 changed since 2026-10-02) summary` when the cited
+    code changed, so an agent weighs the lesson against the code it now reads."""
+    return f"({hit.note}) {hit.summary}" if hit.note else hit.summary
 
 
 def read_task_file(path: str) -> tuple[Scope, str]:

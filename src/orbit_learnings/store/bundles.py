@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from orbit_learnings.core import ids, model
+from orbit_learnings.core.anchors.record import Anchor
 from orbit_learnings.core.errors import (
     LegacyLayoutError,
     NotFound,
@@ -146,21 +147,22 @@ class NewLearning:
     evidence: Sequence[Evidence] = ()
     priority: int = 0
     created_by: str | None = None
+    anchors: Sequence[Anchor] = ()
 
 
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:
     return file_lock(ws.locks_dir / f"{learning_id}.lock")
 
 
-def check_content(summary: str, scope: Scope) -> None:
+def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None:
     """Refuse content the schema would reject, before anything touches disk."""
     from orbit_learnings.core.globs import compile_glob
 
     if not summary.strip():
         raise UsageError("a learning needs a non-empty --summary")
     scope = scope.cleaned()
-    if not scope:
-        raise UsageError("a learning needs at least one --path glob or --tag")
+    if not scope and not anchored:
+        raise UsageError("a learning needs at least one --path glob, --tag or --anchor")
     for glob in scope.paths:
         compile_glob(glob)
 
@@ -169,7 +171,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     """Allocate the next ID under the store lock and write the bundle atomically."""
     from orbit_learnings.store.yamlio import dump_new
 
-    check_content(new.summary, new.scope)
+    check_content(new.summary, new.scope, anchored=bool(new.anchors))
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
@@ -207,6 +209,8 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "supersedes": None,
         "priority": new.priority,
     }
+    if new.anchors:
+        document["anchors"] = [a.to_dict() for a in new.anchors]
     return document
 
 
@@ -230,6 +234,7 @@ class Changes:
     tags: Sequence[str] | None = None
     priority: int | None = None
     add_evidence: Sequence[Evidence] = ()
+    anchors: Sequence[Anchor] | None = None  # replaces the list; () removes every anchor
 
     def is_empty(self) -> bool:
         return (
@@ -239,6 +244,7 @@ class Changes:
             and self.tags is None
             and self.priority is None
             and not self.add_evidence
+            and self.anchors is None
         )
 
 
@@ -252,7 +258,9 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
             changes.paths if changes.paths is not None else current.paths,
             changes.tags if changes.tags is not None else current.tags,
         )
-        check_content(changes.summary if changes.summary is not None else current.summary, scope)
+        anchors = changes.anchors if changes.anchors is not None else current.anchors
+        summary = changes.summary if changes.summary is not None else current.summary
+        check_content(summary, scope, anchored=bool(anchors))
         return _edit(ws, learning_id, _edits_for(current, changes))
 
 
@@ -284,6 +292,8 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
         merged = list(current.evidence)
         merged += [e for e in changes.add_evidence if e not in merged]
         edits.append(Edit(("evidence",), [e.to_dict() for e in merged], "body"))
+    if changes.anchors is not None:
+        edits.append(Edit(("anchors",), [a.to_dict() for a in changes.anchors], "evidence"))
     return edits
 
 

@@ -197,3 +197,20 @@ def scope_glob(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = Non
     if normal.startswith("../") or normal == "..":
         raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
     return normal
+
+
+MAX_CITED_BYTES = 4 * 1024 * 1024
+
+
+def read_workspace_text(ws: Workspace, path: str) -> str | None:
+    """A code file of the workspace (repo-relative path) as text, None when it is not a
+    regular file there. Undecodable bytes are replaced: a fingerprint needs lines, not
+    a perfect decoding."""
+    full = os.path.join(ws.root_dir, path)
+    try:
+        if os.path.getsize(full) > MAX_CITED_BYTES or not os.path.isfile(full):
+            return None
+        with open(full, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None

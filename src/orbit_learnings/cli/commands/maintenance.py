@@ -1,8 +1,9 @@
-"""The index and the layout: `learning sync|refresh|migrate-layout|embed`."""
+"""Setting up and keeping the store: `init`, and `learning sync|refresh|migrate-layout|embed`."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -139,3 +140,58 @@ def embed_command(*, json_out: JsonFlag = False) -> None:
         emit_json({"embedded": count})
     else:
         info(f"Embedded {count} learning(s); semantic search is on.")
+
+
+def init_command(
+    *,
+    skill: Annotated[
+        bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
+    ] = False,
+    here: Annotated[
+        bool, typer.Option("--here", help="In the current folder, not the repository's root.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Create .orbit/ at the root of the git repository you are in. Safe to run twice.
+
+    Outside a repository (or with --here) it is the current folder; --root DIR names one.
+
+    \b
+    Examples:
+      orbit init
+      orbit init --here     # a store for this folder only
+    """
+    from orbit_learnings.curation.gitutil import toplevel
+
+    cwd = Path.cwd()
+    root = Path(STATE.root).resolve() if STATE.root else (cwd if here else toplevel(cwd) or cwd)
+    report = setup.init_store(root)
+    report.created.extend(_register_merge_driver(root))
+    if skill:
+        from orbit_learnings.integrations.claude_code import setup as claude_setup
+
+        if claude_setup.install_skill(root):
+            report.created.append(str(claude_setup.SKILL))
+    if json_out:
+        emit_json({"root": str(report.root), "created": report.created})
+        return
+    if report.created:
+        info(f"Initialised {report.root / '.orbit'} ({', '.join(report.created)})")
+        if report.root.resolve() != cwd.resolve():
+            info(f"(the repository's root; `orbit init --here` makes one in {cwd})")
+    else:
+        info(f"Already initialised: {report.root / '.orbit'}")
+
+
+def _register_merge_driver(root: Path) -> list[str]:
+    """In a git repository, `init` registers the learning merge driver as `hooks install` does."""
+    from orbit_learnings.curation.gitutil import is_repository
+    from orbit_learnings.integrations.base import SetupReport
+    from orbit_learnings.integrations.git import register_driver
+    from orbit_learnings.store.workspace import Workspace
+
+    if not is_repository(root):
+        return []
+    report = SetupReport()
+    register_driver(Workspace(root), report)
+    return [item for item in report.changed if not item.startswith(".orbit/.gitattributes")]

@@ -48,10 +48,15 @@ def inject_command(
     min_confidence: Annotated[
         float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
     ] = None,
+    include_stale: Annotated[
+        bool,
+        typer.Option("--include-stale", help="Also push learnings whose cited code is gone."),
+    ] = False,
 ) -> None:
     """Print the learnings for a task as a block to prepend to an agent prompt.
 
-    Summaries only; nothing is printed when nothing matches.
+    Summaries only; nothing is printed when nothing matches. A learning whose anchor
+    drifted says so in its line; one whose cited code is gone is held back.
 
     \b
     Examples:
@@ -69,6 +74,7 @@ def inject_command(
         output_format=output_format,
         feedback_hint=feedback_hint,
         min_confidence=min_confidence,
+        include_stale=include_stale,
     )
 
 

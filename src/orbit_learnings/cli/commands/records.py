@@ -1,4 +1,4 @@
-"""The record commands: `init`, and `learning add|list|show|update|supersede|upvote`.
+"""The record commands: `learning add|list|show|update|supersede|upvote`.
 
 Each command parses its options, calls one core function, and renders.
 """
@@ -14,6 +14,7 @@ import typer
 from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import (
     AddLevelOpt,
+    AnchorOpt,
     BodyFileOpt,
     BodyOpt,
     CreatedByOpt,
@@ -40,7 +41,6 @@ from orbit_learnings.core.model import Evidence, parse_evidence
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
-from orbit_learnings.store import setup
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -108,61 +108,6 @@ def _store_for_new(level: str) -> Workspace:
     return ws
 
 
-def init_command(
-    *,
-    skill: Annotated[
-        bool, typer.Option("--skill", help="Also write .claude/skills/orbit-learnings/SKILL.md.")
-    ] = False,
-    here: Annotated[
-        bool, typer.Option("--here", help="In the current folder, not the repository's root.")
-    ] = False,
-    json_out: JsonFlag = False,
-) -> None:
-    """Create .orbit/ at the root of the git repository you are in. Safe to run twice.
-
-    Outside a repository (or with --here) it is the current folder; --root DIR names one.
-
-    \b
-    Examples:
-      orbit init
-      orbit init --here     # a store for this folder only
-    """
-    from orbit_learnings.curation.gitutil import toplevel
-
-    cwd = Path.cwd()
-    root = Path(STATE.root).resolve() if STATE.root else (cwd if here else toplevel(cwd) or cwd)
-    report = setup.init_store(root)
-    report.created.extend(_register_merge_driver(root))
-    if skill:
-        from orbit_learnings.integrations.claude_code import setup as claude_setup
-
-        if claude_setup.install_skill(root):
-            report.created.append(str(claude_setup.SKILL))
-    if json_out:
-        emit_json({"root": str(report.root), "created": report.created})
-        return
-    if report.created:
-        info(f"Initialised {report.root / '.orbit'} ({', '.join(report.created)})")
-        if report.root.resolve() != cwd.resolve():
-            info(f"(the repository's root; `orbit init --here` makes one in {cwd})")
-    else:
-        info(f"Already initialised: {report.root / '.orbit'}")
-
-
-def _register_merge_driver(root: Path) -> list[str]:
-    """In a git repository, `init` registers the learning merge driver as `hooks install` does."""
-    from orbit_learnings.curation.gitutil import is_repository
-    from orbit_learnings.integrations.base import SetupReport
-    from orbit_learnings.integrations.git import register_driver
-    from orbit_learnings.store.workspace import Workspace
-
-    if not is_repository(root):
-        return []
-    report = SetupReport()
-    register_driver(Workspace(root), report)
-    return [item for item in report.changed if not item.startswith(".orbit/.gitattributes")]
-
-
 def add_command(
     summary: Annotated[str, typer.Option("--summary", "-s", help="One-line lesson (required).")],
     path: PathOpt = None,
@@ -173,6 +118,7 @@ def add_command(
     evidence: EvidenceOpt = None,
     priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
     created_by: CreatedByOpt = None,
+    anchor: AnchorOpt = None,
     *,
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
@@ -186,12 +132,15 @@ def add_command(
     upvote it instead; --force adds anyway.
 
     \b
-    Example:
+    Examples:
       orbit learning add --summary "Run migrations in a transaction" \\
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
+      orbit learning add --summary "update() must re-read the version first" \\
+        --anchor src/orders/service.py::OrderService.update
     """
     from orbit_learnings.core.errors import DuplicateSuspected
     from orbit_learnings.curation.adding import add_learning
+    from orbit_learnings.curation.anchors.citing import cite
 
     ws = _store_for_new(level)
     new = store.NewLearning(
@@ -201,6 +150,7 @@ def add_command(
         evidence=_evidence(evidence),
         priority=priority,
         created_by=created_by,
+        anchors=cite(ws, anchor) if anchor else (),
     )
     try:
         added = add_learning(ws, new, force=force)
@@ -211,13 +161,10 @@ def add_command(
     for item in added.similar:
         warn(f"added although {item.id} looks similar ({item.similarity:.2f}): {item.summary}")
     if json_out:
-        payload: dict[str, object] = {
-            "id": added.learning.id,
-            "created_at": added.learning.created_at,
-        }
-        if added.similar:
-            payload["similar"] = [s.to_dict() for s in added.similar]
-        emit_json(payload)
+        emit_json(
+            {"id": added.learning.id, "created_at": added.learning.created_at}
+            | ({"similar": [s.to_dict() for s in added.similar]} if added.similar else {})
+        )
     else:
         info(added.learning.id)
 
@@ -255,18 +202,24 @@ def show_command(
     *,
     json_out: JsonFlag = False,
 ) -> None:
-    """Show one learning in full, with its vote count.
+    """Show one learning in full, with its vote count, and the code it cites as it is
+    now beside what it was when cited.
 
     \b
     Example:
       orbit learning show L-0001
     """
-    detail = queries.show_learning(STATE.workspace(), learning_id.strip())
+    from orbit_learnings.cli.commands.anchors import render_anchors, show_anchors
+
+    ws = STATE.workspace_for(learning_id.strip())
+    detail = queries.show_learning(ws, learning_id.strip())
     warn_problems(detail.warnings)
+    anchors = show_anchors(ws, detail.record["id"]) if detail.record.get("anchors") else []
     if json_out:
-        emit_json(detail.record)
+        emit_json(detail.record | ({"anchor_states": anchors} if anchors else {}))
     else:
         render_record(detail.record)
+        render_anchors(anchors)
 
 
 def update_command(
@@ -284,15 +237,22 @@ def update_command(
     evidence: Annotated[
         list[str] | None, typer.Option("--evidence", "-e", help="Adds evidence (repeatable).")
     ] = None,
+    anchor: AnchorOpt = None,
     *,
+    no_anchor: Annotated[bool, typer.Option("--no-anchor", help="Remove every anchor.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Change fields of a learning; comments and unknown keys in the file are kept.
 
+    --anchor replaces the anchors with the code as it is now (re-recording a drifted one).
+
     \b
-    Example:
+    Examples:
       orbit learning update L-0003 --tag database --tag migrations
+      orbit learning update L-0007 --anchor src/orders/service.py:120-140
     """
+    from orbit_learnings.cli.commands.anchors import anchors_change
+
     ws = STATE.workspace_for(learning_id)
     globs = path if path is None or ws.level != "project" else _stored_globs(ws, path)
     learning = store.update_learning(
@@ -305,6 +265,7 @@ def update_command(
             tags=tag,
             priority=priority,
             add_evidence=_evidence(evidence),
+            anchors=anchors_change(ws, anchor, remove=no_anchor),
         ),
     )
     if json_out:

@@ -1,0 +1,74 @@
+"""What makes two versions of cited lines "the same": whitespace, blank lines, full-line
+comments, quote style and a trailing comma before a closing bracket do not count, so what
+formatters such as black and prettier change (re-indenting, re-wrapping, exploding a call
+over lines) leaves the fingerprint alone; any other change does not.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Full-line comment markers by file extension; a trailing comment still counts as code.
+_COMMENT_PREFIXES = {
+    "#": (".py", ".pyi", ".sh", ".bash", ".rb", ".yaml", ".yml", ".toml", ".r", ".pl", ".cfg"),
+    "//": (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",
+           ".hpp", ".cs", ".swift", ".kt", ".scala", ".dart", ".php"),
+    "--": (".sql", ".lua", ".hs"),
+}
+_WHITESPACE = re.compile(r"\s+")
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+
+
+class Normalised:
+    """A file's meaningful lines: (1-based line number, whitespace-free text) pairs."""
+
+    __slots__ = ("hashes", "numbers", "texts")
+
+    def __init__(self, numbers: list[int], texts: list[str]) -> None:
+        self.numbers = numbers
+        self.texts = texts
+        self.hashes = [line_hash(text) for text in texts]
+
+    def between(self, start: int, end: int) -> tuple[int, int]:
+        """Indices [i, j) of the meaningful lines within file lines start..end."""
+        from bisect import bisect_left, bisect_right
+
+        return bisect_left(self.numbers, start), bisect_right(self.numbers, end)
+
+    def fingerprint(self, i: int, j: int) -> str:
+        return block_fingerprint(self.texts[i:j])
+
+
+def comment_prefix(path: str) -> str | None:
+    lowered = path.lower()
+    for prefix, extensions in _COMMENT_PREFIXES.items():
+        if lowered.endswith(extensions):
+            return prefix
+    return None
+
+
+def normalise(path: str, text: str) -> Normalised:
+    prefix = comment_prefix(path)
+    numbers: list[int] = []
+    texts: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        squeezed = _WHITESPACE.sub("", line).replace("'", '"')
+        if not squeezed or (prefix is not None and squeezed.startswith(prefix)):
+            continue
+        numbers.append(number)
+        texts.append(squeezed)
+    return Normalised(numbers, texts)
+
+
+def line_hash(squeezed: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(squeezed.encode("utf-8"), digest_size=4).hexdigest()
+
+
+def block_fingerprint(squeezed_lines: list[str]) -> str:
+    """Joined without separators, so a call re-wrapped over three lines keeps its value."""
+    import hashlib
+
+    joined = _TRAILING_COMMA.sub("", "".join(squeezed_lines)).encode("utf-8")
+    return hashlib.blake2b(joined, digest_size=8).hexdigest()

@@ -1,0 +1,206 @@
+"""Finding cited lines again, and saying how they fared: ok, moved, drifted or broken.
+
+The recorded place is tried first (one fingerprint over the range: the common case costs
+one pass over the file). Otherwise every place where recorded lines reappear votes for
+where the block now starts, and the best few places are compared line by line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from orbit_learnings.core.anchors.fingerprint import Normalised, normalise
+from orbit_learnings.core.anchors.record import Anchor
+from orbit_learnings.core.anchors.symbols import definitions, enclosing_symbol, symbol_range
+
+OK, MOVED, DRIFTED, BROKEN = "ok", "moved", "drifted", "broken"
+STATES = (OK, MOVED, DRIFTED, BROKEN)
+# Any change that survives normalisation makes an anchor drifted; the similarity says how
+# much. Below this share of recorded lines still there in order, and with no surviving
+# definition of the anchor's symbol, the cited code counts as gone: broken.
+BROKEN_BELOW = 0.5
+MAX_CANDIDATES = 48
+
+
+class Location:
+    """Where an anchor's lines are now and how they compare with what was recorded."""
+
+    __slots__ = ("end", "path", "reason", "similarity", "start", "state")
+
+    def __init__(
+        self, state: str, path: str, start: int, end: int, similarity: float, reason: str = ""
+    ) -> None:
+        self.state = state
+        self.path = path
+        self.start = start
+        self.end = end
+        self.similarity = similarity
+        self.reason = reason
+
+    @property
+    def lines(self) -> str:
+        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "state": self.state,
+            "now": None if self.state == BROKEN else {"path": self.path, "lines": self.lines},
+            "similarity": round(self.similarity, 3),
+            "reason": self.reason,
+        }
+
+
+def record_anchor(
+    path: str, text: str, start: int, end: int, *, recorded: str, symbol: str | None = None
+) -> Anchor:
+    """Fingerprint lines start..end of `text`; ValueError when they hold no code."""
+    total = len(text.splitlines())
+    if end > total:
+        raise ValueError(f"{path} has {total} lines; cannot cite {start}-{end}")
+    norm = normalise(path, text)
+    i, j = norm.between(start, end)
+    if i >= j:
+        raise ValueError(f"{path}:{start}-{end} holds only blank lines or comments")
+    return Anchor(
+        path,
+        start,
+        end,
+        fingerprint=norm.fingerprint(i, j),
+        line_hashes=tuple(norm.hashes[i:j]),
+        recorded=recorded,
+        symbol=symbol or enclosing_symbol(path, text, start, end),
+    )
+
+
+def record_symbol(path: str, text: str, symbol: str, *, recorded: str) -> Anchor:
+    found = symbol_range(path, text, symbol)
+    if found is None:
+        kind = "a Python file" if path.endswith((".py", ".pyi")) else "Python only"
+        raise ValueError(f"no definition {symbol!r} in {path} (symbol anchors: {kind})")
+    return record_anchor(path, text, found[0], found[1], recorded=recorded, symbol=symbol)
+
+
+class CodeText:
+    """A cited file's text, normalised and parsed at most once however many anchors cite it."""
+
+    __slots__ = ("_definitions", "_normalised", "path", "text")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._normalised: Normalised | None = None
+        self._definitions: dict[str, tuple[int, int]] | None = None
+
+    @property
+    def normalised(self) -> Normalised:
+        if self._normalised is None:
+            self._normalised = normalise(self.path, self.text)
+        return self._normalised
+
+    def symbol(self, name: str) -> tuple[int, int] | None:
+        if self._definitions is None:
+            self._definitions = definitions(self.path, self.text)
+        return self._definitions.get(name)
+
+
+def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = None) -> Location:
+    """How the anchor fares in `code`, the file now at `path` (the anchor's own path, or
+    where git saw it renamed); None means the file is gone."""
+    where = code.path if isinstance(code, CodeText) else path or anchor.path
+    if code is None:
+        return Location(BROKEN, where, anchor.start, anchor.end, 0.0, f"{where} is gone")
+    if isinstance(code, str):
+        code = CodeText(where, code)
+    norm = code.normalised
+    i, j = norm.between(anchor.start, anchor.end)
+    if i < j and norm.fingerprint(i, j) == anchor.fingerprint:
+        state = OK if where == anchor.path else MOVED
+        return Location(state, where, anchor.start, anchor.end, 1.0)
+    symbol_lines = code.symbol(anchor.symbol) if anchor.symbol else None
+    best = _best_region(anchor, norm, symbol_lines)
+    if best is not None and best[0] >= 1.0:
+        return Location(MOVED, where, best[1], best[2], 1.0)
+    if best is not None and best[0] >= BROKEN_BELOW:
+        return Location(DRIFTED, where, best[1], best[2], best[0])
+    if symbol_lines is not None:  # its definition survives, rewritten: changed where it stood
+        inside = symbol_lines[0] <= anchor.start and anchor.end <= symbol_lines[1]
+        place = (anchor.start, anchor.end) if inside else symbol_lines
+        return Location(DRIFTED, where, *place, best[0] if best else 0.0)
+    similarity = best[0] if best else 0.0
+    reason = "the cited lines are no longer in " + where
+    return Location(BROKEN, where, anchor.start, anchor.end, similarity, reason)
+
+
+def _best_region(
+    anchor: Anchor, norm: Normalised, symbol_lines: tuple[int, int] | None
+) -> tuple[float, int, int] | None:
+    """(similarity, first line, last line) of the closest match, nearest the old place on ties."""
+    best: tuple[float, int, int] | None = None
+    best_key: tuple[float, int] | None = None
+    for low, high in _candidate_windows(anchor, norm, symbol_lines):
+        found = _compare(anchor, norm, low, high)
+        if found is None:
+            continue
+        key = (found[0], -abs(found[1] - anchor.start))
+        if best_key is None or key > best_key:
+            best, best_key = found, key
+    return best
+
+
+def _candidate_windows(
+    anchor: Anchor, norm: Normalised, symbol_lines: tuple[int, int] | None
+) -> list[tuple[int, int]]:
+    """Windows [low, high) over the meaningful lines, the most promising first."""
+    size = len(anchor.line_hashes)
+    positions: dict[str, list[int]] = {}
+    for offset, value in enumerate(anchor.line_hashes):
+        positions.setdefault(value, []).append(offset)
+    votes: Counter[int] = Counter()
+    for index, value in enumerate(norm.hashes):
+        for offset in positions.get(value, ()):
+            votes[index - offset] += 1
+    windows = [
+        (max(start, 0), min(start + 2 * size, len(norm.hashes)))
+        for start, _ in votes.most_common(MAX_CANDIDATES)
+    ]
+    if symbol_lines is not None:
+        windows.insert(0, norm.between(*symbol_lines))
+    return [(low, high) for low, high in dict.fromkeys(windows) if low < high]
+
+
+def _compare(
+    anchor: Anchor, norm: Normalised, low: int, high: int
+) -> tuple[float, int, int] | None:
+    from difflib import SequenceMatcher
+
+    recorded = list(anchor.line_hashes)
+    matcher = SequenceMatcher(None, recorded, norm.hashes[low:high], autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    # Recorded lines before the first match and after the last were edited where they
+    # stood: the region takes as many lines on each side, so it covers the changed edges.
+    lead, trail = blocks[0].a, len(recorded) - blocks[-1].a - blocks[-1].size
+    first = max(low + blocks[0].b - lead, 0)
+    last = min(low + blocks[-1].b + blocks[-1].size + trail, len(norm.hashes))  # [first, last)
+    matched = sum(b.size for b in blocks)
+    similarity = 2 * matched / (len(recorded) + (last - first))
+    if matched < len(recorded) and similarity >= BROKEN_BELOW:
+        first, last, rewrapped = _rewrapped(anchor, norm, first, last, (lead, trail))
+        similarity = 1.0 if rewrapped else similarity
+    return similarity, norm.numbers[first], norm.numbers[last - 1]
+
+
+def _rewrapped(
+    anchor: Anchor, norm: Normalised, first: int, last: int, edges: tuple[int, int]
+) -> tuple[int, int, bool]:
+    """Re-wrapping splits one recorded line into several that match none: widen the region
+    on a side with unmatched recorded lines and compare the whitespace-free block, which
+    re-wrapping leaves alone."""
+    lead, trail = edges
+    for widen_low in range(3 * lead + 1 if lead else 1):
+        for widen_high in range(3 * trail + 2 if trail else 1):
+            low, high = max(first - widen_low, 0), min(last + widen_high, len(norm.hashes))
+            if norm.fingerprint(low, high) == anchor.fingerprint:
+                return low, high, True
+    return first, last, False

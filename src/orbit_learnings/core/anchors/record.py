@@ -1,0 +1,175 @@
+"""The anchor as `learning.yaml` stores it, and the `--anchor` forms a user types.
+
+An anchor keeps the cited path and line range as written, plus what it takes to find
+the lines again without the old text: a whitespace-free fingerprint of the whole block
+(it survives re-indenting and re-wrapping) and one short hash per meaningful line (it
+measures how much changed and where the lines went).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+ANCHOR_KEYS = ("path", "lines", "symbol", "recorded", "fingerprint", "line_hashes")
+MAX_ANCHOR_LINES = 300  # cite the function, not the file: longer ranges are refused
+_LINES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+_HASH = re.compile(r"^[0-9a-f]{8}$")
+_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class Anchor:
+    """One citation: `path` lines `start`-`end` (1-based, inclusive) as recorded on `recorded`."""
+
+    __slots__ = ("end", "fingerprint", "line_hashes", "path", "recorded", "start", "symbol")
+
+    def __init__(
+        self,
+        path: str,
+        start: int,
+        end: int,
+        *,
+        fingerprint: str,
+        line_hashes: tuple[str, ...],
+        recorded: str,
+        symbol: str | None = None,
+    ) -> None:
+        self.path = path
+        self.start = start
+        self.end = end
+        self.fingerprint = fingerprint
+        self.line_hashes = line_hashes
+        self.recorded = recorded
+        self.symbol = symbol
+
+    @property
+    def lines(self) -> str:
+        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
+
+    @property
+    def cited(self) -> str:
+        """`src/orders/service.py:120-140`, the form people read and type."""
+        return f"{self.path}:{self.lines}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "lines": self.lines}
+        if self.symbol:
+            data["symbol"] = self.symbol
+        data["recorded"] = self.recorded
+        data["fingerprint"] = self.fingerprint
+        data["line_hashes"] = " ".join(self.line_hashes)
+        return data
+
+    def moved_to(self, path: str, start: int, end: int) -> Anchor:
+        """The same citation at a new place: the fingerprint and date are the recorded ones."""
+        return Anchor(
+            path,
+            start,
+            end,
+            fingerprint=self.fingerprint,
+            line_hashes=self.line_hashes,
+            recorded=self.recorded,
+            symbol=self.symbol,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Anchor) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.start, self.end, self.fingerprint))
+
+    def __repr__(self) -> str:
+        return f"Anchor({self.cited!r}, symbol={self.symbol!r})"
+
+
+class AnchorRequest:
+    """What `--anchor` asked for: a line range (`path:120-140`) or a symbol (`path::Name`)."""
+
+    __slots__ = ("end", "path", "start", "symbol")
+
+    def __init__(
+        self, path: str, *, start: int = 0, end: int = 0, symbol: str | None = None
+    ) -> None:
+        self.path = path
+        self.start = start
+        self.end = end
+        self.symbol = symbol
+
+
+def parse_request(text: str) -> AnchorRequest:
+    """`src/x.py:120-140`, `src/x.py:7` or `src/x.py::Class.method`; ValueError says why not."""
+    raw = text.strip()
+    if "::" in raw:
+        path, _, symbol = raw.partition("::")
+        if not path.strip() or not re.fullmatch(r"[A-Za-z_][\w.]*", symbol.strip()):
+            raise ValueError(f"--anchor {text!r}: use PATH::Name or PATH::Class.method")
+        return AnchorRequest(path.strip(), symbol=symbol.strip())
+    path, sep, lines = raw.rpartition(":")
+    if not sep or not path.strip():
+        raise ValueError(f"--anchor {text!r}: use PATH:START-END (e.g. src/app.py:120-140)")
+    start, end = parse_lines(lines, context=f"--anchor {text!r}")
+    return AnchorRequest(path.strip(), start=start, end=end)
+
+
+def parse_lines(value: object, *, context: str) -> tuple[int, int]:
+    """`120-140` (or `120`, or the integer a YAML loader made of it) as (start, end)."""
+    match = _LINES.match(str(value)) if not isinstance(value, bool) else None
+    if match is None:
+        raise ValueError(f"{context}: lines must look like 120-140 or 120")
+    start = int(match.group(1))
+    end = int(match.group(2) or start)
+    if start < 1 or end < start:
+        raise ValueError(f"{context}: lines must run forward from 1, got {value}")
+    if end - start + 1 > MAX_ANCHOR_LINES:
+        raise ValueError(f"{context}: an anchor cites at most {MAX_ANCHOR_LINES} lines")
+    return start, end
+
+
+def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tuple[str, str]]]:
+    """Validate one stored anchor; the problems are (key, message) pairs."""
+    if not isinstance(data, Mapping):
+        return None, [("", f"{where} must be a mapping with path, lines and fingerprint")]
+    problems: list[tuple[str, str]] = []
+    path = data.get("path")
+    if not isinstance(path, str) or not path.strip() or path.startswith("/"):
+        problems.append(("path", f"{where}.path must be a repository-relative file path"))
+    try:
+        start, end = parse_lines(data.get("lines"), context=f"{where}.lines")
+    except ValueError as exc:
+        problems.append(("lines", str(exc)))
+        start = end = 0
+    fingerprint = data.get("fingerprint")
+    if not isinstance(fingerprint, str) or not _FINGERPRINT.match(fingerprint):
+        problems.append(("fingerprint", f"{where}.fingerprint must be 16 hex digits"))
+    hashes = data.get("line_hashes", "")
+    hash_list = tuple(str(hashes).split()) if isinstance(hashes, str) else ()
+    if not isinstance(hashes, str) or not all(_HASH.match(h) for h in hash_list):
+        problems.append(("line_hashes", f"{where}.line_hashes must be 8-hex-digit hashes"))
+    recorded = data.get("recorded")
+    if isinstance(recorded, date):
+        recorded = recorded.isoformat()  # YAML reads an unquoted 2026-10-02 as a date
+    if not isinstance(recorded, str) or not _DATE.match(recorded):
+        problems.append(("recorded", f"{where}.recorded must be a date like 2026-10-02"))
+    symbol = data.get("symbol")
+    if symbol is not None and not isinstance(symbol, str):
+        problems.append(("symbol", f"{where}.symbol must be a name like Class.method"))
+    if problems:
+        return None, problems
+    return (
+        Anchor(
+            str(path).strip(),
+            start,
+            end,
+            fingerprint=str(fingerprint),
+            line_hashes=hash_list,
+            recorded=str(recorded),
+            symbol=symbol,
+        ),
+        [],
+    )

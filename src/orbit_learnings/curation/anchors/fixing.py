@@ -1,0 +1,58 @@
+"""`anchors --fix`: rewrite the anchors whose lines merely moved, never the drifted ones.
+
+Only the place changes (path and lines); the fingerprint and the recorded date stay, so
+an anchor keeps measuring drift from what its author saw. A drifted anchor waits for a
+human to re-read the lesson and re-record it with `update --anchor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from orbit_learnings.core.anchors.locate import MOVED
+from orbit_learnings.retrieval.anchors import AnchorState
+from orbit_learnings.store import bundles
+from orbit_learnings.store.workspace import Workspace
+
+
+class Move:
+    """One anchor to rewrite: `L-0007 src/a.py:10-20 -> src/b.py:14-24`."""
+
+    __slots__ = ("learning_id", "new", "old")
+
+    def __init__(self, learning_id: str, old: str, new: str) -> None:
+        self.learning_id = learning_id
+        self.old = old
+        self.new = new
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.learning_id, "from": self.old, "to": self.new}
+
+
+def planned_moves(states: Sequence[AnchorState]) -> list[Move]:
+    return [
+        Move(s.learning_id, s.anchor.cited, f"{s.location.path}:{s.location.lines}")
+        for s in states
+        if s.state == MOVED
+    ]
+
+
+def apply_moves(ws: Workspace, states: Sequence[AnchorState]) -> list[Move]:
+    """Rewrite each learning's moved anchors in one in-place edit per learning."""
+    done: list[Move] = []
+    by_learning: dict[str, list[AnchorState]] = {}
+    for state in states:
+        if state.state == MOVED:
+            by_learning.setdefault(state.learning_id, []).append(state)
+    for learning_id, moved in by_learning.items():
+        anchors = list(bundles.read_learning(ws, learning_id).anchors)
+        applied = []
+        for state in moved:  # the file may have changed since the index saw it
+            if state.position < len(anchors) and anchors[state.position] == state.anchor:
+                where = state.location
+                anchors[state.position] = state.anchor.moved_to(where.path, where.start, where.end)
+                applied.append(state)
+        if applied:
+            bundles.update_learning(ws, learning_id, bundles.Changes(anchors=anchors))
+            done += planned_moves(applied)
+    return done

@@ -1,0 +1,79 @@
+"""Every anchor's state across the store, with the help a hook cannot afford: when a
+cited file is gone, git's rename detection is asked (once for all such files) where it
+went, and the verdict found there is cached in the index for the hooks to use.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+
+from orbit_learnings.core.anchors.locate import locate
+from orbit_learnings.curation import gitutil
+from orbit_learnings.index.build import open_fresh
+from orbit_learnings.retrieval.anchors import (
+    MISSING,
+    AnchorState,
+    cache_verdict,
+    signature,
+    states_for,
+)
+from orbit_learnings.store.bundles import missing
+from orbit_learnings.store.workspace import Workspace, read_workspace_text
+
+MAX_HOPS = 3  # a file renamed more often than this between two checks is left broken
+
+
+def anchor_report(ws: Workspace, ids: Sequence[str] | None = None) -> list[AnchorState]:
+    """The anchors of active learnings (or of `ids`), in ID and citation order."""
+    with open_fresh(ws) as index:
+        active = _active_ids(ws, index.conn, ids)
+        states = states_for(ws, index.conn, active)
+        gone = [s for s in states if signature(ws, s.anchor.path) == MISSING]
+        renamed = renamed_paths(ws.root_dir, sorted({s.anchor.path for s in gone})) if gone else {}
+        for state in gone:
+            new_path = renamed.get(state.anchor.path)
+            if new_path is not None:
+                text = read_workspace_text(ws, new_path)
+                state.location = locate(state.anchor, text, path=new_path)
+                cache_verdict(index.conn, ws, state)
+    return states
+
+
+def _active_ids(ws: Workspace, conn: sqlite3.Connection, ids: Sequence[str] | None) -> list[str]:
+    """Every active learning, or exactly the ones asked for (whatever their status)."""
+    from orbit_learnings.index.reads import all_ids
+
+    if ids is None:
+        return all_ids(conn, ("active",))
+    known = set(all_ids(conn, ("active", "superseded", "archived")))
+    for learning_id in ids:
+        if learning_id not in known:
+            raise missing(ws, learning_id)
+    return list(dict.fromkeys(ids))
+
+
+def renamed_paths(root: str, paths: Sequence[str]) -> dict[str, str]:
+    """Each gone path that git saw renamed -> where it is now (following up to three moves)."""
+    if not paths or not gitutil.is_repository(root):
+        return {}
+    found: dict[str, str] = {}
+    pending = {path: path for path in paths}
+    for _ in range(MAX_HOPS):
+        if not pending:
+            break
+        latest: dict[str, str] = {}
+        for move in gitutil.renames_touching(root, sorted(set(pending.values()))):
+            latest.setdefault(move.old, move.new)  # newest first: the last move wins
+        still: dict[str, str] = {}
+        for original, current in pending.items():
+            new = latest.get(current)
+            if new is None:
+                continue
+            if os.path.isfile(os.path.join(root, new)):
+                found[original] = new
+            else:
+                still[original] = new
+        pending = still
+    return found
