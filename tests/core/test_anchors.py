@@ -46,8 +46,8 @@ def test_a_symbol_anchor_cites_the_definition_with_its_decorators() -> None:
 
 def test_a_line_anchor_knows_the_function_around_it() -> None:
     anchor = record_anchor("svc.py", SERVICE, 11, 12, recorded=DAY)
-    assert anchor.symbol == "OrderService.update"
-    assert record_anchor("notes.md", "a\nb\n", 1, 2, recorded=DAY).symbol is None
+    assert (anchor.symbol, anchor.within) == (None, "OrderService.update")
+    assert record_anchor("notes.md", "a\nb\n", 1, 2, recorded=DAY).within is None
 
 
 def test_unchanged_code_is_ok_in_place() -> None:
@@ -56,10 +56,15 @@ def test_unchanged_code_is_ok_in_place() -> None:
     assert (found.state, found.start, found.end, found.similarity) == (OK, 8, 14, 1.0)
 
 
-def test_code_inserted_above_moves_the_anchor_by_as_many_lines() -> None:
-    anchor = cite_update()
+def test_code_inserted_above_moves_a_line_anchor_by_as_many_lines() -> None:
+    anchor = record_anchor("svc.py", SERVICE, 8, 14, recorded=DAY)
     found = locate(anchor, "import sys\nimport re\n\n" + SERVICE)
     assert (found.state, found.start, found.end) == (MOVED, 11, 17)
+
+
+def test_a_symbol_anchor_is_ok_wherever_its_unchanged_definition_sits() -> None:
+    found = locate(cite_update(), "import sys\nimport re\n\n" + SERVICE)
+    assert (found.state, found.start, found.end) == (OK, 11, 17)
 
 
 def test_a_function_moved_below_another_is_found_where_it_went() -> None:
@@ -155,3 +160,13 @@ def test_an_anchor_path_as_scope_means_exactly_that_file() -> None:
     assert re.match(compiled.regex, "app/[slug]/page.tsx")
     assert not re.match(compiled.regex, "app/s/page.tsx")
     assert not re.match(compile_glob(literal_glob("setup.py")).regex, "pkg/setup.py")
+
+
+def test_trailing_comments_are_not_code_but_strings_holding_markers_are() -> None:
+    anchor = record_anchor("svc.py", SERVICE, 13, 13, recorded=DAY)
+    commented = SERVICE.replace("timeout=5)", "timeout=5)  # the gateway cuts at 10 s")
+    assert locate(anchor, commented).state == OK
+    colour = record_anchor("c.py", 'BG = "#fff"  # page\n', 1, 1, recorded=DAY)
+    assert locate(colour, 'BG = "#000"  # page\n').state == DRIFTED
+    sql = record_anchor("m.sql", "WHERE status <> 'x'; -- why\n", 1, 1, recorded=DAY)
+    assert locate(sql, "WHERE status <> 'x'; -- reworded\n").state == OK

@@ -30,7 +30,8 @@ HOOK_PAYLOAD = REPO / "tests/fixtures/agents/claude-code.PostToolUse.Read.json"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A git repo with src/orders/service.py and one learning citing OrderService.update."""
+    """A git repo with src/orders/service.py and one learning citing the lines of
+    OrderService.update."""
     root = tmp_path / "shop"
     (root / "src/orders").mkdir(parents=True)
     (root / "src/orders/service.py").write_text(SERVICE, encoding="utf-8")
@@ -38,7 +39,7 @@ def repo(tmp_path: Path) -> Path:
     assert run_orbit("init", cwd=root).code == 0
     added = run_orbit(
         "learning", "add", "-s", "update must compare versions before saving", "--json",
-        "--anchor", "src/orders/service.py::OrderService.update", cwd=root,
+        "--anchor", "src/orders/service.py:8-12", cwd=root,
     )  # fmt: skip
     assert added.code == 0, added.err
     assert json.loads(added.out)["id"] == "L-0001"

@@ -52,12 +52,35 @@ def normalise(path: str, text: str) -> Normalised:
     numbers: list[int] = []
     texts: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        squeezed = _WHITESPACE.sub("", line).replace("'", '"')
+        code = without_trailing_comment(line, prefix) if prefix else line
+        squeezed = _WHITESPACE.sub("", code).replace("'", '"')
         if not squeezed or (prefix is not None and squeezed.startswith(prefix)):
             continue
         numbers.append(number)
         texts.append(squeezed)
     return Normalised(numbers, texts)
+
+
+def without_trailing_comment(line: str, prefix: str) -> str:
+    """`x = 1  # why` -> `x = 1`: a comment marker at the start or after whitespace, outside
+    any quoted string, ends the code. `"#fff"`, `'it\'s'` and `http://` are kept."""
+    if prefix not in line:
+        return line
+    quote = ""
+    escaped = False
+    for position, char in enumerate(line):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'`":
+            quote = char
+        elif line.startswith(prefix, position) and (position == 0 or line[position - 1] in " \t"):
+            return line[:position]
+    return line
 
 
 def line_hash(squeezed: str) -> str:

@@ -53,7 +53,8 @@ class Location:
 def record_anchor(
     path: str, text: str, start: int, end: int, *, recorded: str, symbol: str | None = None
 ) -> Anchor:
-    """Fingerprint lines start..end of `text`; ValueError when they hold no code."""
+    """Fingerprint lines start..end of `text` (cited by `symbol`, when given); ValueError
+    when they hold no code. Lines inside a Python definition note it as `within`."""
     total = len(text.splitlines())
     if end > total:
         raise ValueError(f"{path} has {total} lines; cannot cite {start}-{end}")
@@ -68,7 +69,8 @@ def record_anchor(
         fingerprint=norm.fingerprint(i, j),
         line_hashes=tuple(norm.hashes[i:j]),
         recorded=recorded,
-        symbol=symbol or enclosing_symbol(path, text, start, end),
+        symbol=symbol,
+        within=None if symbol else enclosing_symbol(path, text, start, end),
     )
 
 
@@ -116,7 +118,13 @@ def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = No
     if i < j and norm.fingerprint(i, j) == anchor.fingerprint:
         state = OK if where == anchor.path else MOVED
         return Location(state, where, anchor.start, anchor.end, 1.0)
-    symbol_lines = code.symbol(anchor.symbol) if anchor.symbol else None
+    name = anchor.symbol or anchor.within
+    symbol_lines = code.symbol(name) if name else None
+    if anchor.symbol and symbol_lines and norm.fingerprint(*norm.between(*symbol_lines)) == (
+        anchor.fingerprint
+    ):  # cited by name: the unchanged definition is where the anchor points, wherever it is
+        state = OK if where == anchor.path else MOVED
+        return Location(state, where, *symbol_lines, 1.0)
     best = _best_region(anchor, norm, symbol_lines)
     if best is not None and best[0] >= 1.0:
         return Location(MOVED, where, best[1], best[2], 1.0)

@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-ANCHOR_KEYS = ("path", "lines", "symbol", "recorded", "fingerprint", "line_hashes")
+ANCHOR_KEYS = ("path", "lines", "symbol", "within", "recorded", "fingerprint", "line_hashes")
 MAX_ANCHOR_LINES = 300  # cite the function, not the file: longer ranges are refused
 _LINES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 _HASH = re.compile(r"^[0-9a-f]{8}$")
@@ -27,7 +27,16 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 class Anchor:
     """One citation: `path` lines `start`-`end` (1-based, inclusive) as recorded on `recorded`."""
 
-    __slots__ = ("end", "fingerprint", "line_hashes", "path", "recorded", "start", "symbol")
+    __slots__ = (
+        "end",
+        "fingerprint",
+        "line_hashes",
+        "path",
+        "recorded",
+        "start",
+        "symbol",
+        "within",
+    )
 
     def __init__(
         self,
@@ -39,6 +48,7 @@ class Anchor:
         line_hashes: tuple[str, ...],
         recorded: str,
         symbol: str | None = None,
+        within: str | None = None,
     ) -> None:
         self.path = path
         self.start = start
@@ -46,7 +56,8 @@ class Anchor:
         self.fingerprint = fingerprint
         self.line_hashes = line_hashes
         self.recorded = recorded
-        self.symbol = symbol
+        self.symbol = symbol  # cited by name (`path::Name`): the definition wherever it is
+        self.within = within  # the definition around cited lines: rewritten is not deleted
 
     @property
     def lines(self) -> str:
@@ -61,6 +72,8 @@ class Anchor:
         data: dict[str, Any] = {"path": self.path, "lines": self.lines}
         if self.symbol:
             data["symbol"] = self.symbol
+        if self.within:
+            data["within"] = self.within
         data["recorded"] = self.recorded
         data["fingerprint"] = self.fingerprint
         data["line_hashes"] = " ".join(self.line_hashes)
@@ -76,6 +89,7 @@ class Anchor:
             line_hashes=self.line_hashes,
             recorded=self.recorded,
             symbol=self.symbol,
+            within=self.within,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -156,9 +170,10 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
         recorded = recorded.isoformat()  # YAML reads an unquoted 2026-10-02 as a date
     if not isinstance(recorded, str) or not _DATE.match(recorded):
         problems.append(("recorded", f"{where}.recorded must be a date like 2026-10-02"))
-    symbol = data.get("symbol")
-    if symbol is not None and not isinstance(symbol, str):
-        problems.append(("symbol", f"{where}.symbol must be a name like Class.method"))
+    symbol, within = data.get("symbol"), data.get("within")
+    for key, value in (("symbol", symbol), ("within", within)):
+        if value is not None and not isinstance(value, str):
+            problems.append((key, f"{where}.{key} must be a name like Class.method"))
     if problems:
         return None, problems
     return (
@@ -170,6 +185,7 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
             line_hashes=hash_list,
             recorded=str(recorded),
             symbol=symbol,
+            within=within,
         ),
         [],
     )
