@@ -44,6 +44,7 @@ KINDS = (
     "collision",
     "link",
     "tracked-state",
+    "unused",  # with --unused DAYS (push.usage)
 )
 
 
