@@ -57,3 +57,15 @@ def test_unsafe_tags_are_refused_not_run(workspace: Path) -> None:
     ws = write_config(workspace, "ids: !!python/object/apply:os.getcwd []\n")
     with pytest.raises(OrbitError, match=r"config\.yaml:1: invalid YAML"):
         config.load(ws)
+
+
+def test_the_unused_window_is_read(workspace: Path) -> None:
+    assert config.unused_days(Workspace(workspace)) is None
+    assert config.unused_days(write_config(workspace, "unused_days: 45\n")) == 45
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "ninety", "true", "1.5", "[90]"])
+def test_a_bad_unused_window_is_refused(workspace: Path, value: str) -> None:
+    ws = write_config(workspace, f"unused_days: {value}\n")
+    with pytest.raises(OrbitError, match=r"^\.orbit/config\.yaml: unused_days must be a whole"):
+        config.unused_days(ws)

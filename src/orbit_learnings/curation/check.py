@@ -46,6 +46,7 @@ KINDS = (
     "tracked-state",
     "anchor",
     "anchor-touched",
+    "unused",  # with --unused DAYS (push.usage)
 )
 
 

@@ -171,6 +171,20 @@ def all_ids(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[str]:
     return [r[0] for r in conn.execute(sql, list(statuses))]
 
 
+def usage_dates(
+    conn: sqlite3.Connection, statuses: Sequence[str]
+) -> list[tuple[str, str, str, str | None]]:
+    """(id, summary, created_at, last voted_at or None) of every learning of these statuses."""
+    rows = conn.execute(
+        "SELECT l.id, l.summary, l.created_at,"
+        " (SELECT MAX(v.voted_at) FROM votes v WHERE v.learning_id = l.id)"
+        f" FROM learnings_index l WHERE l.effective_status IN ({marks(len(statuses))})"
+        " ORDER BY l.id",
+        list(statuses),
+    ).fetchall()
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
 def _full_record(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
     record: dict[str, Any] = json.loads(row["record"])
     votes = conn.execute(

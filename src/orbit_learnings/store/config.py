@@ -1,6 +1,7 @@
 """Team settings that travel with the repository: `.orbit/config.yaml` and the glossary.
 
     ids: sequential        # or "random" for teams with many parallel branches
+    unused_days: 90        # the window of "unused" (check, the dashboard's filter)
 
 `.orbit/glossary.yaml` maps a term to the words that mean the same in this
 codebase (`PDB: [PodDisruptionBudget]`); search adds them to the built-in groups.
@@ -71,3 +72,19 @@ def id_mode(ws: Workspace) -> str:
             f".orbit/{CONFIG_FILE}: ids must be one of {', '.join(ID_MODES)}, got {mode!r}"
         )
     return str(mode)
+
+
+UNUSED_KEY = "unused_days"
+
+
+def unused_days(ws: Workspace) -> int | None:
+    """The team's window for "unused" learnings (`unused_days`), or None when unset."""
+    value = load(ws).get(UNUSED_KEY)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise OrbitError(
+            f".orbit/{CONFIG_FILE}: {UNUSED_KEY} must be a whole number of days, 1 or more,"
+            f" got {value!r}"
+        )
+    return value

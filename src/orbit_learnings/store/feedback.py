@@ -98,6 +98,20 @@ def summarise(ws: Workspace, learning_id: str) -> Confidence:
     return Confidence(score(helpful, len(latest) - helpful), helpful, len(latest) - helpful)
 
 
+def last_helpful(ws: Workspace, learning_id: str) -> str | None:
+    """When this learning was last marked helpful, among the answers that stand (the latest
+    per task and model: a helpful mark later taken back does not count); None if never."""
+    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    if not _exists_as_file(path):
+        return None
+    try:
+        text = read_regular_text(path)
+    except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
+        return None
+    latest, _ = parse(text, learning_id, path)
+    return max((str(row["at"]) for row in latest.values() if row["helpful"]), default=None)
+
+
 def _exists_as_file(path: str) -> bool:
     """False only when nothing is there; anything else goes through the careful read
     (which refuses links and devices), so a missing file costs a search one lstat."""

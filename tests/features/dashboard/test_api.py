@@ -170,6 +170,7 @@ params = st.fixed_dictionaries(
         "stale": flag,
         "low_confidence": flag,
         "never_injected": flag,
+        "unused": flag,
         "limit": st.one_of(text, st.integers(-5, 10**6).map(str)),
         "offset": st.one_of(text, st.integers(-5, 10**9).map(str)),
     },

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from orbit_learnings.core.timestamps import format_ts
 from orbit_learnings.integrations.dashboard.app import build_app
-from orbit_learnings.store import feedback
+from orbit_learnings.store import bundles, feedback
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -89,6 +89,33 @@ def test_never_injected_reads_the_injection_log(client: TestClient, example: Pat
     assert len(detail["injections"]) == 2
 
 
+def test_unused_filter_reads_the_log_votes_feedback_and_config(
+    client: TestClient, example: Path
+) -> None:
+    """The example's learnings were written in 2026; a fresh window reaches back from now."""
+    every = set(ids(client))
+    answer = client.get("/api/learnings", params={"unused": 1, "limit": 100}).json()
+    assert answer["unused_days"] == 90
+    unused = {r["id"] for r in answer["results"]}
+    assert unused and unused <= every
+    assert client.get("/api/learnings").json()["unused_days"] is None
+    target, voted, helpful = sorted(unused)[:3]
+    now = datetime.now(UTC)
+    log = example / ".orbit/state/injections.jsonl"
+    row = {"at": format_ts(now - timedelta(days=2)), "layer": "hook", "ids": [target]}
+    log.write_text(json.dumps(row) + "\n")
+    ws = Workspace(example)
+    bundles.add_vote(ws, voted, "claude", "T-1")
+    feedback.record(ws, helpful, helpful=True, task_id="T-2", model="claude")
+    left = set(ids(client, unused=1))
+    assert left == unused - {target, voted, helpful}
+    (example / ".orbit/config.yaml").write_text("unused_days: 100000\n")  # older than all
+    assert ids(client, unused=1) == []
+    (example / ".orbit/config.yaml").write_text("unused_days: 0\n")
+    refused = client.get("/api/learnings", params={"unused": 1})
+    assert refused.status_code == 400 and "unused_days" in refused.json()["error"]
+
+
 def test_detail_names_its_files(client: TestClient) -> None:
     detail = client.get("/api/learnings/L-0005").json()
     assert detail["files"] == {
@@ -100,7 +127,13 @@ def test_detail_names_its_files(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     "params",
-    [{"sort": "summary"}, {"sort": "--votes"}, {"stale": "maybe"}, {"never_injected": "2"}],
+    [
+        {"sort": "summary"},
+        {"sort": "--votes"},
+        {"stale": "maybe"},
+        {"never_injected": "2"},
+        {"unused": "90"},
+    ],
 )
 def test_bad_list_parameters_are_400(client: TestClient, params: dict[str, str]) -> None:
     answer = client.get("/api/learnings", params=params)

@@ -20,7 +20,19 @@ from orbit_learnings.core.errors import UsageError
 from orbit_learnings.store.workspace import Workspace
 
 if TYPE_CHECKING:
+    from orbit_learnings.core.errors import Problem
     from orbit_learnings.curation.staleness import StaleReport
+
+UnusedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--unused",
+        metavar="DAYS",
+        help="Also fail on active learnings older than DAYS days that nothing used in them:"
+        " no injection (this machine's log only: .orbit/state is not in git), vote or"
+        " helpful mark. Never deletes.",
+    ),
+]
 
 
 def prune_command(
@@ -163,12 +175,17 @@ def check_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
     ] = False,
+    unused: UnusedOpt = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Validate the whole store; exit 1 on any problem, each as path:line: message.
 
     Read-only unless --fix, which first clears what a killed write left behind (stray
     temp files, bundle folders without a learning.yaml); --fix --dry-run previews that.
+    --unused DAYS lists what nobody used (never deletes): injections are read from this
+    machine's log, so one injected on a teammate's machine looks unused here; votes and
+    helpful marks are in git. `unused_days: N` in .orbit/config.yaml runs that report in
+    plain check too, on a machine that has an injection log and not with --staged.
 
     \b
     Examples:
@@ -177,29 +194,64 @@ def check_command(
       orbit learning check --stale --format github      # in a GitHub Actions job
       orbit learning check --base origin/main           # in a pull request's CI
       orbit learning check --staged                     # in a pre-commit hook
+      orbit learning check --unused 90                  # unused in 90 days
     """
-    from orbit_learnings.curation.check import check_store, github_annotation
+    from orbit_learnings.curation.check import check_store
 
+    _check_check_flags(output_format, unused, fix=fix, dry_run=dry_run)
+    ws = STATE.workspace()
+    fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
+    problems = check_store(ws, stale=stale, base=base, staged=staged)
+    unused_found = _add_unused(ws, problems, unused, staged=staged)
+    if json_out:
+        payload: dict[str, object] = {"problems": [p.to_dict() for p in problems]}
+        emit_json(payload | unused_found | ({"removed_leftovers": fixed} if fix else {}))
+    else:
+        _print_problems(problems, github=output_format == "github")
+    if problems:
+        raise typer.Exit(1)
+
+
+def _check_check_flags(output_format: str, unused: int | None, *, fix: bool, dry_run: bool) -> None:
     if output_format not in ("text", "github"):
         raise UsageError(f"unknown --format {output_format!r}; choose text or github")
     if dry_run and not fix:
         raise UsageError("--dry-run previews --fix; pass both")
-    ws = STATE.workspace()
-    fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
-    problems = check_store(ws, stale=stale, base=base, staged=staged)
-    if json_out:
-        payload: dict[str, object] = {"problems": [p.to_dict() for p in problems]}
-        emit_json(payload | ({"removed_leftovers": fixed} if fix else {}))
-    elif output_format == "github":
-        for problem in problems:
-            sys.stdout.write(github_annotation(problem) + "\n")
-    else:
-        for problem in problems:
-            sys.stdout.write(f"{problem}\n")
-        if not problems and is_terminal():
-            info("All learnings are valid.")
-    if problems:
-        raise typer.Exit(1)
+    if unused is not None and unused < 1:
+        raise UsageError(f"--unused takes a number of days, 1 or more; got {unused}")
+
+
+def _print_problems(problems: list[Problem], *, github: bool) -> None:
+    from orbit_learnings.curation.check import github_annotation
+
+    for problem in problems:
+        sys.stdout.write((github_annotation(problem) if github else str(problem)) + "\n")
+    if not problems and not github and is_terminal():
+        info("All learnings are valid.")
+
+
+def _add_unused(
+    ws: Workspace, problems: list[Problem], explicit: int | None, *, staged: bool
+) -> dict[str, object]:
+    """Add `check`'s unused learnings to the problems, in order (none when not asked
+    for: `push.usage.check_days`); return the window and each one's last use for --json.
+    A note on stderr says whose injections were read."""
+    from orbit_learnings.push import usage
+
+    days = usage.check_days(ws, explicit, staged=staged)
+    if days is None:
+        return {}
+    found = usage.find_unused(ws, days)
+    if not usage.has_log(ws):
+        sys.stderr.write(
+            "orbit: note: no injection log on this machine (.orbit/state/injections.jsonl):"
+            " only votes and helpful marks count\n"
+        )
+    elif found:
+        sys.stderr.write(f"orbit: note: {usage.PER_MACHINE}\n")
+    problems += usage.problems(found, days)
+    problems.sort(key=lambda p: (p.file, p.line, p.message))
+    return {"unused_days": days, "unused": [u.to_dict() for u in found]}
 
 
 def _fix_leftovers(ws: Workspace, *, dry_run: bool, quiet: bool) -> list[str]:

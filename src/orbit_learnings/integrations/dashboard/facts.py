@@ -4,7 +4,8 @@ A list page may sort thousands of learnings by confidence or keep only the ones 
 agent was shown lately. Both facts live in files that change rarely compared with how
 often the page asks: each feedback sidecar is re-read only when its stat changes, and
 the injection log (append-only) is read on from where the last request stopped.
-Staleness, which needs git, is `curation.stalecache`'s job.
+Staleness, which needs git, is `curation.stalecache`'s job; what nobody used lately is
+`push.usage`'s rule, fed with this log.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import threading
 from collections.abc import Iterable
 
 from orbit_learnings.index.freshness import current_signatures, is_racy
+from orbit_learnings.push import usage
 from orbit_learnings.push.stats import cutoff_for, injection_row, injections_path
 from orbit_learnings.store.feedback import START, summarise
 from orbit_learnings.store.layout import FEEDBACK_FILE
-from orbit_learnings.store.levels import for_id
+from orbit_learnings.store.levels import for_id, stores
 from orbit_learnings.store.workspace import Workspace
 
 LOW_CONFIDENCE = START  # below where every learning starts: more unhelpful than helpful
@@ -81,6 +83,12 @@ class InjectionLog:
             self._catch_up()
             return list(self._times.get(learning_id, []))
 
+    def last_times(self) -> dict[str, str]:
+        """Learning ID -> the latest time it was injected."""
+        with self._lock:
+            self._catch_up()
+            return {i: max(times) for i, times in self._times.items() if times}
+
     def recent(self, days: int = RECENT_DAYS) -> set[str]:
         """IDs injected within the last `days` days (the complement is "never injected")."""
         cutoff = cutoff_for(days)
@@ -113,3 +121,24 @@ class InjectionLog:
             at, ids = str(row.get("at", "")), row["ids"]
             for learning_id in ids if isinstance(ids, list) else []:  # injection_row checked
                 self._times.setdefault(str(learning_id), []).append(at)
+
+
+class Unused:
+    """Active learnings nobody used lately (`push.usage`: no injection in this machine's
+    log, vote or helpful mark within the team's `unused_days`, default 90), in the project
+    store and the personal one; the injection times come from the kept log."""
+
+    def __init__(self, ws: Workspace, injections: InjectionLog) -> None:
+        self.ws = ws
+        self.injections = injections
+
+    def days(self) -> int:
+        return usage.window(self.ws)
+
+    def ids(self, days: int) -> set[str]:
+        injected = self.injections.last_times()
+        return {
+            found.id
+            for store in stores(self.ws, "all")
+            for found in usage.find_unused(store, days, injected=injected)
+        }

@@ -17,7 +17,12 @@ from starlette.requests import Request
 from orbit_learnings.core.ids import STATUS_CHOICES
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope, tag_name
-from orbit_learnings.integrations.dashboard.facts import LOW_CONFIDENCE, Confidences, InjectionLog
+from orbit_learnings.integrations.dashboard.facts import (
+    LOW_CONFIDENCE,
+    Confidences,
+    InjectionLog,
+    Unused,
+)
 from orbit_learnings.integrations.dashboard.http import flag_param, int_param
 from orbit_learnings.integrations.dashboard.openapi import DEFAULT_LIMIT, MAX_LIMIT, SORTS
 from orbit_learnings.retrieval import queries
@@ -35,6 +40,7 @@ class ListQuery:
     stale: bool = False
     low_confidence: bool = False
     never_injected: bool = False
+    unused: bool = False
     sort: str = "rank"
     limit: int = DEFAULT_LIMIT
     offset: int = 0
@@ -60,6 +66,7 @@ def parse_query(request: Request) -> ListQuery:
         stale=flag_param(request, "stale"),
         low_confidence=flag_param(request, "low_confidence"),
         never_injected=flag_param(request, "never_injected"),
+        unused=flag_param(request, "unused"),
         sort=sort,
         limit=int_param(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
         offset=int_param(request, "offset", 0, 0, 10**9),
@@ -68,11 +75,14 @@ def parse_query(request: Request) -> ListQuery:
 
 @dataclass
 class Facts:
-    """The caches a list page reads: stale reasons (last known), confidence, injections."""
+    """The caches a list page reads: stale reasons (last known), confidence, injections,
+    and what nobody used lately (`unused_days` is its window when the filter is on)."""
 
     stale: dict[str, list[str]]
     confidences: Confidences
     injections: InjectionLog
+    unused: Unused
+    unused_days: int | None = None
 
 
 def matching_hits(ws: Workspace, query: ListQuery) -> list[Hit]:
@@ -105,9 +115,13 @@ def _with_tags(hits: list[Hit], query: ListQuery) -> list[Hit]:
 
 
 def narrowed(hits: list[Hit], query: ListQuery, facts: Facts) -> list[Hit]:
-    """The fact filters: stale (as last computed), low confidence, never injected lately."""
+    """The fact filters: stale (as last computed), low confidence, never injected lately,
+    unused (no injection, vote or helpful mark in the team's window)."""
     if query.stale:
         hits = [h for h in hits if h.id in facts.stale]
+    if query.unused:
+        unused = facts.unused.ids(facts.unused_days or facts.unused.days())
+        hits = [h for h in hits if h.id in unused]
     if query.never_injected:
         recent = facts.injections.recent()
         hits = [h for h in hits if h.status == "active" and h.id not in recent]

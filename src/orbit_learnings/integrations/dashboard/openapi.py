@@ -112,6 +112,12 @@ OPENAPI: dict[str, Any] = {
                         "low_confidence", "Only learnings whose feedback confidence is below 0.5"
                     ),
                     _flag("never_injected", "Only active learnings not injected in 30 days"),
+                    _flag(
+                        "unused",
+                        "Only active learnings older than `unused_days` (.orbit/config.yaml,"
+                        " default 90) with no injection in this machine's log, vote or"
+                        " helpful mark in that many days",
+                    ),
                     {
                         "name": "sort",
                         "in": "query",
@@ -131,6 +137,10 @@ OPENAPI: dict[str, Any] = {
                                 "confident_match": {"type": "number"},
                                 "offset": {"type": "integer"},
                                 "limit": {"type": "integer"},
+                                "unused_days": {
+                                    "type": ["integer", "null"],
+                                    "description": "The window of `unused=1`; null without it",
+                                },
                                 "stats": {
                                     "type": "object",
                                     "properties": {
