@@ -166,7 +166,8 @@ def test_trailing_comments_are_not_code_but_strings_holding_markers_are() -> Non
     anchor = record_anchor("svc.py", SERVICE, 13, 13, recorded=DAY)
     commented = SERVICE.replace("timeout=5)", "timeout=5)  # the gateway cuts at 10 s")
     assert locate(anchor, commented).state == OK
-    colour = record_anchor("c.py", 'BG = "#fff"  # page\n', 1, 1, recorded=DAY)
-    assert locate(colour, 'BG = "#000"  # page\n').state == DRIFTED
+    colours = 'BG = "#fff"  # page\nFG = "#111"\n'
+    colour = record_anchor("c.py", colours, 1, 2, recorded=DAY)
+    assert locate(colour, colours.replace("#fff", "#000")).state == DRIFTED
     sql = record_anchor("m.sql", "WHERE status <> 'x'; -- why\n", 1, 1, recorded=DAY)
     assert locate(sql, "WHERE status <> 'x'; -- reworded\n").state == OK
