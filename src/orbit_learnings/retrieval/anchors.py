@@ -70,11 +70,14 @@ def states_for(
     states: list[AnchorState] = []
     verdicts: list[tuple[str, str, str | None, str, float, str, int]] = []
     files: dict[str, CodeText | None] = {}  # each changed file read and parsed once
+    signatures: dict[str, str] = {}
     for row in anchor_rows(conn, ids):
         anchor, _ = anchor_from_mapping(row.recorded, "anchor")
         if anchor is None:  # the index holds only validated anchors; a hand-edited index
             continue
-        current = signature(ws, anchor.path)
+        if anchor.path not in signatures:  # many anchors cite one file: one stat for all
+            signatures[anchor.path] = signature(ws, anchor.path)
+        current = signatures[anchor.path]
         cached = _cached(row) if row.file_signature == current else None
         location = cached or locate(anchor, _code(ws, anchor.path, files))
         state = AnchorState(row.learning_id, row.position, anchor, location)
