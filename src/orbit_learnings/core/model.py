@@ -142,7 +142,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     if summary is not None and not summary.strip():
         checker.add(("summary",), "summary must not be empty")
     anchors = checker.anchors(data.get("anchors"))
-    paths, tags = checker.scope(data.get("scope"), anchored=bool(anchors))
+    paths, tags = checker.scope(data.get("scope"), anchored=bool(data.get("anchors")))
     evidence = checker.evidence(data.get("evidence"))
     priority = checker.priority(data.get("priority", 0))
     supersedes = checker.link(data, "supersedes")

@@ -201,3 +201,37 @@ def test_an_anchor_that_cannot_be_cited_is_refused_and_nothing_is_written(
     assert message in out.err and "Traceback" not in out.err
     assert len(out.err.strip().splitlines()) == 1
     assert not (repo / ".orbit/learnings/L-0002").exists()
+
+
+def test_anchors_refuses_what_it_cannot_do_and_writes_nothing(repo: Path) -> None:
+    before = (repo / ".orbit/learnings/L-0001/learning.yaml").read_text(encoding="utf-8")
+    unknown = run_orbit("learning", "anchors", "L-0010", cwd=repo)
+    assert unknown.code == 1 and "no learning L-0010" in unknown.err
+    lonely = run_orbit("learning", "anchors", "--yes", cwd=repo)
+    assert lonely.code == 2 and "--fix" in lonely.err
+    moved = SERVICE.replace('"""Orders."""\n', '"""Orders."""\n\nimport logging\n')
+    (repo / "src/orders/service.py").write_text(moved, encoding="utf-8")
+    piped = run_orbit("learning", "anchors", "--fix", cwd=repo, stdin="")
+    assert piped.code == 2 and "pass --yes to apply" in piped.err
+    preview = run_orbit("learning", "anchors", "--fix", "--dry-run", "--json", cwd=repo)
+    assert json.loads(preview.out)["fixes"] == [
+        {"id": "L-0001", "from": "src/orders/service.py:8-12", "to": "src/orders/service.py:10-14"}
+    ]
+    after = (repo / ".orbit/learnings/L-0001/learning.yaml").read_text(encoding="utf-8")
+    assert after == before
+
+
+def test_a_hand_broken_anchor_is_named_with_its_line(repo: Path) -> None:
+    path = repo / ".orbit/learnings/L-0001/learning.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("fingerprint: ", "fingerprint: x"), encoding="utf-8")
+    out = run_orbit("learning", "check", cwd=repo)
+    assert out.code == 1
+    assert out.out.strip().splitlines() == [
+        f".orbit/learnings/L-0001/learning.yaml:{_line_of(text, 'fingerprint:')}: "
+        "anchors[0].fingerprint must be 16 hex digits"
+    ]
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
