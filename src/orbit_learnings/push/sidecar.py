@@ -86,5 +86,8 @@ def attach_learnings(
             exclude=set(exclude),
             literal_paths=True,  # paths found in tool arguments and results name files
         )
-        learnings = [{"id": h.id, "summary": h.summary} for h in chosen.hits]
+        learnings = [
+            {"id": h.id, "summary": h.summary} | ({"note": h.note} if h.note else {})
+            for h in chosen.hits
+        ]
     return {**result, "learnings": learnings}
