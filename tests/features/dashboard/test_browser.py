@@ -67,3 +67,22 @@ def test_supersede_without_token_is_refused(browser: Any, server: str) -> None:
     tab.wait_for_selector("[data-testid=supersede-message].error")
     assert "X-Orbit-Token" in tab.inner_text("[data-testid=supersede-message]")
     tab.close()
+
+
+def test_the_detail_lists_cited_code_and_its_drift(page: object, example: Path) -> None:
+    from tests.testing import run_orbit
+
+    code = example / "services/billing/tax.py"
+    code.write_text("def vat(amount):\n    return amount * 20 // 100\n", encoding="utf-8")
+    added = run_orbit(
+        "learning", "add", "--summary", "VAT rounds down to the cent", "--json",
+        "--anchor", "services/billing/tax.py:1-2", cwd=example,
+    )  # fmt: skip
+    learning_id = __import__("json").loads(added.out)["id"]
+    code.write_text("def vat(amount):\n    return round(amount * 0.2)\n", encoding="utf-8")
+    page.reload()  # type: ignore[attr-defined]
+    page.wait_for_selector(f"[data-testid=row][data-id={learning_id}]")  # type: ignore[attr-defined]
+    page.click(f"[data-testid=row][data-id={learning_id}]")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=anchor]")  # type: ignore[attr-defined]
+    text = page.inner_text("[data-testid=anchor]")  # type: ignore[attr-defined]
+    assert text.startswith("services/billing/tax.py:1-2 drifted changed since ")

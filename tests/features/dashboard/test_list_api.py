@@ -146,3 +146,22 @@ def test_the_stale_report_survives_a_restart(client: TestClient, example: Path) 
     again = TestClient(build_app(Workspace(example), "t"), base_url="http://127.0.0.1:8765")
     stats = again.get("/api/learnings").json()["stats"]
     assert stats["stale_pending"] is False and stats["stale"] == 15
+
+
+def test_the_detail_says_how_its_cited_code_fared(client: TestClient, example: Path) -> None:
+    from orbit_learnings.curation.anchors.citing import cite
+
+    code = example / "services/orders/service.py"
+    code.parent.mkdir(parents=True)
+    code.write_text("def update(order):\n    check(order)\n    save(order)\n", encoding="utf-8")
+    ws = Workspace(example)
+    new = bundles.NewLearning(summary="Check before saving", anchors=cite(ws, [f"{code}:1-3"]))
+    learning_id = bundles.create_learning(ws, new).id
+    detail = client.get(f"/api/learnings/{learning_id}").json()
+    assert [(a["path"], a["state"]) for a in detail["anchor_states"]] == [
+        ("services/orders/service.py", "ok")
+    ]
+    code.write_text("def update(order):\n    save(order)\n", encoding="utf-8")
+    [drifted] = client.get(f"/api/learnings/{learning_id}").json()["anchor_states"]
+    assert drifted["state"] == "drifted" and drifted["similarity"] < 1
+    assert "anchor_states" not in client.get("/api/learnings/L-0001").json()

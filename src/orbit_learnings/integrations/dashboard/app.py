@@ -136,6 +136,10 @@ class Api:
         record["stale"] = stale.reasons.get(learning_id, [])
         record["stale_pending"] = stale.pending
         record["injections"] = self.injections.times_of(learning_id)
+        if record.get("anchors"):
+            from orbit_learnings.curation.anchors.report import anchor_report
+
+            record["anchor_states"] = [s.to_dict() for s in anchor_report(ws, [learning_id])]
         record["files"] = {
             "learning": changed_file(ws, learning_id),
             "votes": changed_file(ws, learning_id, VOTES_FILE),
