@@ -11,6 +11,7 @@ import os
 import sqlite3
 
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
+from orbit_learnings.index import feedback
 from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 class Loaded:
     """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
 
-    __slots__ = ("folder", "problems", "record", "text", "votes", "votes_signature")
+    __slots__ = ("feedback", "folder", "problems", "record", "text", "votes", "votes_signature")
 
     def __init__(self, folder: str, record: Any, votes: list[Any], problems: list[Problem]) -> None:
         self.folder = folder
@@ -35,6 +36,7 @@ class Loaded:
         self.problems = problems
         self.votes_signature = ("-", "-")  # (current, storable)
         self.text = ""  # the learning.yaml as read, for problems' line numbers
+        self.feedback: tuple[str, feedback.Counts] = ("-", feedback.NONE)  # signature, counts
 
 
 def load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -69,6 +71,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
     loaded = Loaded(folder, record, votes, vote_problems)
     loaded.votes_signature = votes_sig
+    loaded.feedback = feedback.read(ws, folder)
     loaded.text = text
     return loaded
 
@@ -142,6 +145,7 @@ def delete_folder(conn: sqlite3.Connection, folder: str) -> None:
         ("votes", "learning_id"),
         ("files", "folder"),
         ("problems", "folder"),
+        ("feedback", "learning_id"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (folder,))
 
@@ -155,6 +159,7 @@ def insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
     problems = list(loaded.problems)
     if loaded.record is not None:
         problems += _insert_record(conn, loaded.record, loaded.votes, loaded.text)
+        feedback.insert(conn, loaded.folder, *loaded.feedback)
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "7"
+INDEX_SCHEMA_VERSION = "8"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,6 +58,9 @@ CREATE VIRTUAL TABLE learnings_fts USING fts5(
 CREATE VIRTUAL TABLE learnings_trigram USING fts5(
     id UNINDEXED, summary, body, tags, tokenize = 'trigram'
 );
+CREATE TABLE feedback (learning_id TEXT PRIMARY KEY, signature TEXT NOT NULL,
+                       confidence REAL NOT NULL, helpful INTEGER NOT NULL,
+                       not_helpful INTEGER NOT NULL);
 """
 
 
@@ -77,6 +80,7 @@ TABLES = (
     "problems",
     "learnings_fts",
     "learnings_trigram",
+    "feedback",
 )
 
 

@@ -201,19 +201,23 @@ def search_text(
 
     statuses = parse_status(status, include_all=include_all)
     weights = search.weights_from(config.load(ws))
-    found = _TextCandidates(text, statuses, tags, config.glossary(ws))
+    # Rows are loaded only for the candidates that can still finish among the first
+    # `limit` (+1: the last one's confidence looks at the one after it); a feedback
+    # threshold looks at every candidate.
+    keep = limit + 1 if limit is not None and limit > 0 and min_confidence is None else None
+    found = _TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
     for store_ws in _stores(ws, level):
         found.collect(store_ws)
     hits = found.hits
     if min_confidence is not None:
-        hits = [h for h in hits if found.feedback[h.id].confidence >= min_confidence]
+        hits = [h for h in hits if found.feedback[h.id][0] >= min_confidence]
     for hit in hits:
         scored = found.matched[hit.id]
         parts = search.combine(
             scored.relevance,
             hit.vote_score,
             hit.updated_at,
-            found.feedback[hit.id].confidence,
+            found.feedback[hit.id][0],
             weights,
         )
         hit.score = parts["total"]
@@ -231,20 +235,38 @@ def search_text(
 
 
 def _stores(ws: Workspace, level: str | None) -> list[Workspace]:
+    """The stores to read, less a personal store that holds nothing yet: opening its
+    index and asking it the query cost every read a millisecond or two."""
     from orbit_learnings.store import levels
 
-    return list(levels.stores(ws, levels.check_level(level)))
+    chosen = levels.stores(ws, levels.check_level(level))
+    return [s for s in chosen if s.root_dir == ws.root_dir or _holds_anything(s)]
+
+
+def _holds_anything(ws: Workspace) -> bool:
+    try:
+        with os.scandir(ws.learnings_path) as entries:
+            return next(entries, None) is not None
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 class _TextCandidates:
     """What one text query finds across the stores, with what scoring needs of each."""
 
     def __init__(
-        self, text: str, statuses: Sequence[str], tags: Sequence[str], glossary: Any
+        self,
+        text: str,
+        statuses: Sequence[str],
+        tags: Sequence[str],
+        glossary: Any,
+        weights: dict[str, float],
+        keep: int | None,
     ) -> None:
         from orbit_learnings.retrieval import confidence, scoring
 
         self.text, self.statuses, self.tags, self.glossary = text, statuses, tags, glossary
+        self.weights, self.keep = weights, keep  # keep: how many places matter (None: all)
         self.use_vectors = scoring.semantic_enabled()
         self.hits: list[Hit] = []
         self.matched: dict[str, Any] = {}
@@ -253,8 +275,10 @@ class _TextCandidates:
         self.profile = confidence.EMPTY_PROFILE
 
     def collect(self, store_ws: Workspace) -> None:
+        """One store's candidates. Pruning per store is safe: a candidate among the first
+        `keep` of all stores is among the first `keep` of its own."""
+        from orbit_learnings.index import feedback
         from orbit_learnings.retrieval import confidence, scoring
-        from orbit_learnings.store.feedback import confidence_for
 
         with open_fresh(store_ws) as index:
             match = scoring.text_matches(
@@ -266,16 +290,20 @@ class _TextCandidates:
                 scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
-            found = reads.hits(index.conn, list(scored), self.statuses, store_ws)
+            ids = scoring.contenders(scored, self.keep, self.weights)
+            found = reads.hits(index.conn, ids, self.statuses, store_ws)
+            ids = [h.id for h in found]
+            self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
             self.warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
         self.matched.update(scored)
-        self.feedback.update(confidence_for(store_ws, [h.id for h in found]))
         self.hits += found
 
 
 def _keep_confident(result: Result, ranked: list[Hit]) -> None:
+    """The confident hits; the best one left out is exact whenever no hit is kept (the
+    only time it is shown), since the ranked list holds every contender for the top."""
     from orbit_learnings.retrieval.confidence import confident
 
     result.weakest_left_out = next((h for h in ranked if not confident(h.match_confidence)), None)

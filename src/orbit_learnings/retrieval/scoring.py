@@ -237,8 +237,6 @@ def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
     Hurried typos keep their first letter (`idempotncy`, `webhoks`); requiring it
     keeps real words the store lacks from being bent into ones it has (`sentry` is
     not `entry`, `argo` not `cargo`)."""
-    import difflib
-
     best, best_ratio = None, TYPO_SIMILARITY
     seen: set[str] = set()
     for text in fulltext.trigram_neighbours(conn, word):
@@ -246,6 +244,8 @@ def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
             if candidate in seen or abs(len(candidate) - len(word)) > 2 or candidate[0] != word[0]:
                 continue
             seen.add(candidate)
+            import difflib  # only when there is a spelling to compare: it costs ~1 ms
+
             ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
             if ratio > best_ratio:
                 best, best_ratio = candidate, ratio
@@ -298,13 +298,52 @@ def semantic_enabled() -> bool:
 
     if os.environ.get("ORBIT_SEMANTIC", "1") == "0":
         return False
-    import importlib.util
-
-    if importlib.util.find_spec("numpy") is None:
+    if not _installed("numpy"):
         return False
     from orbit_learnings.retrieval import semantic
 
     return semantic.available()
+
+
+def _installed(name: str) -> bool:
+    """`importlib.util.find_spec(name) is not None` for a top-level name, asked of the
+    import system's finders directly: `importlib.util` (and its contextlib) cost a
+    search process ~0.7 ms to import, for a default install that has no numpy."""
+    import sys
+
+    if name in sys.modules:
+        return True
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is not None and find_spec(name, None) is not None:
+            return True
+    return False
+
+
+# Each tie-breaker's factor before its weight: (lowest, highest), as `combine` makes them.
+_FACTOR_RANGE = {"votes": (0.0, 1.0), "recency": (0.0, 1.0), "helpfulness": (-0.8, 1.0)}
+_ROUNDING = 1e-5  # `combine` rounds the total to six places
+
+
+def contenders(scored: dict[str, Scored], keep: int | None, weights: dict[str, float]) -> list[str]:
+    """The candidates that can still finish among the first `keep` once votes, recency
+    and helpfulness are added (all of them when `keep` is None).
+
+    The text part of each score is known before any row is read; the tie-breakers can
+    move a score by a bounded amount. A candidate whose best possible score is below the
+    `keep`-th best worst possible score can never reach those places, so its row,
+    votes and feedback are never read. Every one that can is kept: the order of the
+    first `keep` is exactly the one a ranking of every candidate gives.
+    """
+    if keep is None or len(scored) <= keep:
+        return list(scored)
+    low = high = 0.0
+    for name, (least, most) in _FACTOR_RANGE.items():
+        ends = (weights[name] * least, weights[name] * most)
+        low, high = low + min(ends), high + max(ends)
+    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
+    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
+    return [i for i, value in text.items() if value + high >= floor]
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:
