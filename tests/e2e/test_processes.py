@@ -285,6 +285,19 @@ def test_dashboard_benchmark_smoke_run() -> None:
         assert result[f"dashboard_{page}_after_change"]["median_ms"] >= 0
 
 
+def test_read_paths_benchmark_smoke_run() -> None:
+    """`bench.py --reads` (the search phases and the hot commands, version beside
+    version) must not rot; it reports, never asserts."""
+    result = bench_quick("--reads")
+    assert result["learnings"] == 30
+    for text in ("retries billing", "invariants engine"):
+        phases = result[f"after:phases:{text}"]
+        for phase in ("search", "freshness", "stat_floor", "query", "ranking", "output"):
+            assert phase + "_ms" in phases
+    for key in ("search_kind_learning_json", "learning_search_json", "list_path_json"):
+        assert result[f"after:{key}"]["median_ms"] > 0
+
+
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
     """'²'.isdigit() is True in Python but int('²') fails: found by the dashboard fuzz test."""
     outcome = run_orbit("learning", "list", "--limit", "²", "--json", cwd=workspace)

@@ -125,7 +125,7 @@ def list_learnings(
     hits: list[Hit] = []
     warnings: list[Problem] = []
     for store_ws in _stores(ws, level):
-        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses)
+        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses, limit)
         warnings += problems
         for hit in found:
             hit.level = store_ws.level
@@ -139,9 +139,10 @@ def _lookup_in(
     queries: Sequence[matching.PathQuery],
     tags: Sequence[str],
     statuses: Sequence[str],
+    limit: int | None = None,
 ) -> tuple[list[Hit], list[Problem]]:
     def read(index: Index) -> tuple[list[Hit], list[Problem]]:
-        return lookup(index.conn, queries, tags, statuses, ws=ws), index.warnings
+        return lookup(index.conn, queries, tags, statuses, limit=limit, ws=ws), index.warnings
 
     return healing(ws, read)
 
@@ -155,10 +156,19 @@ def lookup(
     limit: int | None = None,
     ws: Workspace | None = None,
 ) -> list[Hit]:
-    """The lookup itself, on an already fresh index: match, load rows, rank."""
+    """The lookup itself, on an already fresh index: match, load rows, rank.
+
+    With a `limit`, a lookup that matches many more learnings (a tag half the store
+    carries) loads the rows of only those whose votes can still place them."""
     if queries or tags:
         matched, specificity = match_scope(conn, queries, tags, statuses)
-        hits = reads.hits(conn, list(matched), statuses, ws)
+        ids = list(matched)
+        if limit is not None and limit > 0 and len(ids) > PAGE_FROM * limit:
+            if ws is not None:
+                refresh_votes(conn, ws, ids)
+                ws = None  # the votes are fresh now: `reads.hits` need not stat them again
+            ids = _vote_contenders(conn, ids, limit)
+        hits = reads.hits(conn, ids, statuses, ws)
         for hit in hits:
             hit.matched_by = matched[hit.id]
             hit.specificity = specificity[hit.id]
@@ -166,6 +176,27 @@ def lookup(
         hits = reads.hits(conn, None, statuses, ws)
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
+
+
+PAGE_FROM = 4  # a limited lookup matching more than this many times its limit is paged
+
+
+def _vote_contenders(conn: sqlite3.Connection, ids: list[str], keep: int) -> list[str]:
+    """The learnings that can still be among the first `keep` of `ranking.rank`, which
+    puts votes first: each vote's weight falls with its age, so a learning's decayed
+    score lies between its count times the weight of its oldest vote and its count
+    times the weight of its newest. One whose best case is below the `keep`-th best
+    worst case cannot place, whatever its priority or date."""
+    spans = reads.vote_spans(conn, ids)
+    weigh = ranking.VoteScorer()
+    low: dict[str, float] = {}
+    high: dict[str, float] = {}
+    for learning_id in ids:
+        count, oldest, newest = spans.get(learning_id, (0, "", ""))
+        low[learning_id] = count * weigh([oldest]) if count else 0.0
+        high[learning_id] = count * weigh([newest]) if count else 0.0
+    floor = sorted(low.values(), reverse=True)[keep - 1] - 1e-6  # `rank` rounds to 9 places
+    return [i for i in ids if high[i] >= floor]
 
 
 def _embed_what_changed(conn: sqlite3.Connection) -> None:
@@ -227,7 +258,7 @@ def search_text(
     hits.sort(key=lambda h: h.id)
     hits.sort(key=lambda h: h.level != "project")
     hits.sort(key=lambda h: h.score or 0.0, reverse=True)
-    _attach_match_confidence(hits, found, explain=explain)
+    _attach_match_confidence(hits[:keep] if keep is not None else hits, found, explain=explain)
     result = Result(hits[:limit] if limit is not None else hits, found.warnings)
     if confident_only:
         _keep_confident(result, hits)

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import fulltext
 from orbit_learnings.index.build import open_fresh
 from orbit_learnings.retrieval import queries, scoring
@@ -110,8 +111,8 @@ def _generate(root: Path, count: int, seed: int = 3) -> None:
             f"evidence: []\nsupersedes: null\npriority: {n % 3}\n"
         )
         votes = [
-            {"learning_id": lid, "voter_model": "m", "voted_at": "2026-01-01T00:00:00Z"}
-            | {"task_id": f"T-{v}"}
+            {"learning_id": lid, "voter_model": "m", "task_id": f"T-{v}"}
+            | {"voted_at": rng.choice(["2024-01-01T00:00:00Z", "2026-01-01T00:00:00Z"])}
             for v in range(rng.choice([0, 0, 1, 2, 5]))
         ]
         if votes:
@@ -159,6 +160,23 @@ def test_tags_and_statuses_cut_the_same_way(store: Workspace) -> None:
             full = queries.search_text(store, text, tags=tags, status=status, limit=None).hits
             cut = queries.search_text(store, text, tags=tags, status=status, limit=5).hits
             assert _rows(cut) == _rows(full[:5]), (text, tags, status)
+
+
+@pytest.mark.parametrize("decay", [True, False])
+def test_a_limited_tag_lookup_pages_to_the_same_first_places(
+    store: Workspace, monkeypatch: pytest.MonkeyPatch, decay: bool
+) -> None:
+    if decay:
+        monkeypatch.delenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS")
+    for tags in (["db"], ["api", "ops"], ["web"]):
+        every = queries.list_learnings(store, Scope([], tags)).hits
+        assert len(every) > queries.PAGE_FROM * 20
+        for limit in (1, 5, 20):
+            paged = queries.list_learnings(store, Scope([], tags), limit=limit).hits
+            # ids and scores to 6 places: the clock moves (and votes decay) between calls
+            assert [(h.id, round(h.vote_score, 6)) for h in paged] == [
+                (h.id, round(h.vote_score, 6)) for h in every[:limit]
+            ]
 
 
 def _reference(
