@@ -38,7 +38,10 @@ RELEVANCE_WEIGHTS = {"bm25": 0.45, "coverage": 0.35, "phrase": 0.15, "near": 0.0
 MIN_TYPO_LENGTH = 5
 TYPO_SIMILARITY = 0.8
 TYPO_DISCOUNT = 0.5
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# Compiled on first use (by `re`'s cache), and only for text with a character this high:
+# compiling the class costs a search process over a millisecond.
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+_CJK_FROM = "\u3040"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -130,7 +133,7 @@ def text_matches(
     if plan.terms:
         plan, containing = _term_sets(conn, plan, match)
         _score(conn, plan, containing, statuses, tags, match)
-    for run in _CJK.findall(text):
+    for run in re.findall(_CJK, text) if text and max(text) >= _CJK_FROM else ():
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
             match.scored.setdefault(learning_id, _cjk_match(learning_id))
     return match
