@@ -11,7 +11,6 @@ import os
 import sqlite3
 
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
-from orbit_learnings.index import feedback
 from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
@@ -36,7 +35,7 @@ class Loaded:
         self.problems = problems
         self.votes_signature = ("-", "-")  # (current, storable)
         self.text = ""  # the learning.yaml as read, for problems' line numbers
-        self.feedback: tuple[str, feedback.Counts] = ("-", feedback.NONE)  # signature, counts
+        self.feedback: Any = None  # (signature, counts) of its feedback.jsonl: `index.feedback`
 
 
 def load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -71,6 +70,8 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
     loaded = Loaded(folder, record, votes, vote_problems)
     loaded.votes_signature = votes_sig
+    from orbit_learnings.index import feedback  # not on the hot path: only when a bundle is read
+
     loaded.feedback = feedback.read(ws, folder)
     loaded.text = text
     return loaded
@@ -159,7 +160,10 @@ def insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
     problems = list(loaded.problems)
     if loaded.record is not None:
         problems += _insert_record(conn, loaded.record, loaded.votes, loaded.text)
-        feedback.insert(conn, loaded.folder, *loaded.feedback)
+        if loaded.feedback is not None:
+            from orbit_learnings.index import feedback
+
+            feedback.insert(conn, loaded.folder, *loaded.feedback)
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],

@@ -24,7 +24,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import KeysView, Sequence
 
 from orbit_learnings.core import fts
 from orbit_learnings.index import fulltext, reads
@@ -185,31 +185,52 @@ def _score(
         for term, ids in zip(plan.terms, containing, strict=True)
     ]
     best = max(-raw for _, raw, _ in candidates) or 1.0
+    # What each candidate holds, from set intersections (in C) rather than one membership
+    # test per candidate and set. Sums are accumulated in term order, as `sum` would.
+    held = _held_by({row for _, _, row in candidates}, weights, containing)
+    in_summary_weight = _held_by(held.keys(), weights, in_summary)
+    best_phrase: dict[int, float] = {}
+    for rows, share in phrases:
+        for row in held.keys() & rows:
+            best_phrase[row] = max(best_phrase.get(row, 0.0), share)
+    whole_rows = phrases[0][0] if phrases and phrases[0][1] >= 0.999 else set()
+    near_rows = held.keys() & near
+    bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]
+    phrase_w, near_w = RELEVANCE_WEIGHTS["phrase"], RELEVANCE_WEIGHTS["near"]
     for learning_id, raw, row in candidates:
-        held = [w for w, rows in zip(weights, containing, strict=True) if row in rows]
-        coverage = sum(held)
-        phrase = max((share for rows, share in phrases if row in rows), default=0.0)
-        whole = bool(phrases) and row in phrases[0][0] and phrases[0][1] >= 0.999
-        parts = {
-            "bm25": -raw / best,
-            "coverage": coverage / all_weight,
-            "phrase": phrase,
-            "near": 1.0 if row in near else 0.0,
-        }
-        relevance = sum(RELEVANCE_WEIGHTS[k] * v for k, v in parts.items())
-        tier = "phrase" if whole else "part" if phrase else "near" if parts["near"] else "any"
+        coverage, rarest = held[row]
+        phrase = best_phrase.get(row, 0.0)
+        nearness = 1.0 if row in near_rows else 0.0
+        share = coverage / all_weight
+        relevance = bm25_w * (-raw / best) + coverage_w * share + phrase_w * phrase
+        relevance += near_w * nearness
+        tier = (
+            "phrase" if row in whole_rows else "part" if phrase else "near" if nearness else "any"
+        )
         match.scored[learning_id] = Scored(
             learning_id,
             tier,
             round(-raw, 4),
             relevance,
-            parts["coverage"],
+            share,
             phrase,
-            rarity=max(held, default=0.0) / top_idf,
+            rarity=rarest / top_idf,
             weight=min(coverage / top_idf, 4.0) / 4.0,
-            summary=sum(w for w, rows in zip(weights, in_summary, strict=True) if row in rows)
-            / all_weight,
+            summary=in_summary_weight[row][0] / all_weight,
         )
+
+
+def _held_by(
+    rows: set[int] | KeysView[int], weights: list[float], containing: list[set[int]]
+) -> dict[int, tuple[float, float]]:
+    """Row -> (sum, largest) of the weights of the sets holding it, for each of `rows`."""
+    total = dict.fromkeys(rows, 0.0)
+    largest = dict.fromkeys(rows, 0.0)
+    for weight, ids in zip(weights, containing, strict=True):
+        for row in total.keys() & ids:
+            total[row] += weight
+            largest[row] = max(largest[row], weight)
+    return {row: (total[row], largest[row]) for row in total}
 
 
 def _idf(total: int, frequency: int) -> float:
