@@ -5,6 +5,7 @@
     python scripts/bench.py --sizes 1000 --json
     python scripts/bench.py --quick --json  # the tiny smoke run the test suite uses
     python scripts/bench.py --dashboard     # the dashboard's pages at 5,000 and 10,000 (printed)
+    python scripts/bench.py --reads --baseline DIR  # read paths, DIR's src/ beside this one's
 
 Each store is synthetic but realistic: deep `**` globs, file globs, exact paths
 and tag-only learnings, 0-20 votes each. Whole-process timings are reported as
@@ -536,6 +537,239 @@ def dashboard_markdown(results: list[dict[str, object]]) -> str:
     return "\n".join(rows) + "\n"
 
 
+# --- the read paths, version beside version (#17) -----------------------------------
+
+READ_QUERIES = ("retries billing", "invariants engine")  # a word every learning holds; a typo
+_LAUNCH = (
+    "import sys; sys.path.insert(0, {src!r}); "
+    "from orbit_learnings.entry import main; sys.exit(main())"
+)
+# Run in a child per version: imports, then the phases of an in-process search (top 5).
+_PHASES = """
+import json, os, statistics, sys, time
+sys.path.insert(0, {src!r})
+pc = time.perf_counter
+t1 = pc()
+for name in {modules!r}:
+    try:
+        __import__(name)
+    except ImportError:  # a pseudo-module such as cython_runtime
+        pass
+imports = pc() - t1
+from orbit_learnings.index import build
+from orbit_learnings.retrieval import queries, scoring
+from orbit_learnings.store import config
+from orbit_learnings.store.workspace import Workspace
+ws = Workspace({root!r})
+first = pc()
+json.dumps(queries.search_text(ws, {text!r}, limit=5).to_dict())
+out = {{"imports_ms": imports * 1000, "first_search_ms": (pc() - first) * 1000}}
+glossary = config.glossary(ws)
+folder = ws.learnings_path
+samples = {{"search": [], "freshness": [], "stat_floor": [], "query": [], "output": []}}
+for _ in range({repeats}):
+    start = pc()
+    result = queries.search_text(ws, {text!r}, limit=5)
+    samples["search"].append(pc() - start)
+    start = pc()
+    json.dumps(result.to_dict())
+    samples["output"].append(pc() - start)
+    start = pc()
+    fd = os.open(folder, os.O_RDONLY)
+    for name in os.listdir(folder):
+        if name[0] != ".":
+            os.stat(name + "/learning.yaml", dir_fd=fd)
+    os.close(fd)
+    samples["stat_floor"].append(pc() - start)
+    start = pc()
+    with build.open_fresh(ws) as index:
+        samples["freshness"].append(pc() - start)
+        start = pc()
+        scoring.text_matches(index.conn, {text!r}, ("active",), (), glossary)
+        samples["query"].append(pc() - start)
+for name, values in samples.items():
+    out[name + "_ms"] = statistics.median(values) * 1000
+out["ranking_ms"] = out["search_ms"] - out["freshness_ms"] - out["query_ms"]
+print(json.dumps(out))
+"""
+
+
+def _search_modules(src: Path, root: Path, env: dict[str, str]) -> list[str]:
+    """The modules a `learning search --json` process of this version imports beyond the
+    floor's, in import order: the phases time importing exactly these."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(src)!r}); before = set(sys.modules); "
+        "import io; probe = set(sys.modules) - before; "
+        "from orbit_learnings.entry import main; sys.stdout = io.StringIO(); "
+        f"main(['learning', 'search', {READ_QUERIES[1]!r}, '--json']); "
+        "sys.stderr.write(' '.join(m for m in sys.modules if m not in before | probe))"
+    )
+    floor = subprocess.run(
+        [sys.executable, "-c", "import sqlite3, json, sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    found = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env=env
+    ).stderr.split()
+    return [m for m in found if m not in floor]
+
+
+def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str], str | None]]:
+    """The hot commands an agent or a hook runs, each as (args, stdin)."""
+    match = "services/billing/mod7/handlers.py"
+    hook_input = json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": str(root),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(root / match)},
+        }
+    )
+    text = READ_QUERIES[1]
+    return {
+        "search_kind_learning_json": (
+            [*launcher, "search", text, "--kind", "learning", "--json"],
+            None,
+        ),
+        "learning_search_json": ([*launcher, "learning", "search", text, "--json"], None),
+        "list_path_json": ([*launcher, "learning", "list", "--path", match, "--json"], None),
+        "inject": ([*launcher, "learning", "inject", "--path", match], None),
+        "hook_claude_code": ([*launcher, "hook", "claude-code"], hook_input),
+    }
+
+
+def bench_reads(
+    count: int, versions: dict[str, Path], runs: int, repeats: int, proc_repeats: int
+) -> list[dict[str, object]]:
+    """`runs` interleaved runs of each version's read paths, on a store per version (the
+    same content; each keeps its own index): the in-process search phases with the
+    bare-stat floor beside the freshness check, and whole processes beside the floor."""
+    import compileall
+
+    for src in versions.values():  # with PYTHONDONTWRITEBYTECODE, stale bytecode recompiles per run
+        compileall.compile_dir(str(src), quiet=1)
+    tmp = Path(tempfile.mkdtemp(prefix=f"orbit-reads-{count}-"))
+    try:
+        roots = {name: tmp / name for name in versions}
+        for root in roots.values():
+            generate(root, count)
+        # Each version has its own (absent) personal store: two index versions sharing
+        # one would rebuild it on every switch.
+        envs = {
+            name: {**os.environ, "XDG_DATA_HOME": str(tmp / f"home-{name}")} for name in versions
+        }
+        launchers = {
+            name: [sys.executable, "-c", _LAUNCH.format(src=str(src))]
+            for name, src in versions.items()
+        }
+        for _ in range(2):  # build, then read once more past the racy window
+            time.sleep(1.1)
+            for name in versions:
+                run_process([*launchers[name], "learning", "sync"], roots[name], env=envs[name])
+        modules = {n: _search_modules(src, roots[n], envs[n]) for n, src in versions.items()}
+        commands: dict[str, tuple[list[str], str | None, Path, dict[str, str] | None]] = {
+            "floor": ([sys.executable, "-c", "import sqlite3, json"], None, tmp, None)
+        }
+        for name in versions:
+            for key, (args, stdin) in read_commands(launchers[name], roots[name]).items():
+                commands[f"{name}:{key}"] = (args, stdin, roots[name], envs[name])
+        actions = {
+            key: (lambda a=args, s=stdin, c=cwd, e=env: run_process(a, c, s, e))
+            for key, (args, stdin, cwd, env) in commands.items()
+        }
+        results: list[dict[str, object]] = []
+        for run in range(runs):
+            print(f"  run {run + 1} of {runs} at {count} learnings", file=sys.stderr)
+            entry: dict[str, object] = {"learnings": count, "run": run + 1}
+            for text in READ_QUERIES:
+                for name, src in versions.items():
+                    code = _PHASES.format(
+                        src=str(src),
+                        modules=modules[name],
+                        root=str(roots[name]),
+                        text=text,
+                        repeats=repeats,
+                    )
+                    child = subprocess.run(
+                        [sys.executable, "-c", code],
+                        cwd=roots[name],
+                        capture_output=True,
+                        text=True,
+                        check=False,
+                        env=envs[name],
+                    )
+                    if child.returncode:
+                        raise SystemExit(f"{name}: the phases failed:\n{child.stderr}")
+                    out = child.stdout
+                    phases = {k: round(v, 2) for k, v in json.loads(out).items()}
+                    entry[f"{name}:phases:{text}"] = phases
+            samples = samples_alternating(actions, proc_repeats)
+            floor = statistics.median(samples["floor"])
+            entry["floor_ms"] = round(floor, 2)
+            for key, values in samples.items():
+                if key != "floor":
+                    median = statistics.median(values)
+                    entry[key] = {"median_ms": round(median, 2), "ratio": round(median / floor, 2)}
+            results.append(entry)
+        return results
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def reads_markdown(results: list[dict[str, object]], versions: list[str]) -> str:
+    """Medians over the runs (each run's value in brackets), version beside version."""
+
+    def cell(values: list[float], unit: str = "") -> str:
+        inner = ", ".join(f"{v:.1f}" if unit else f"{v:.2f}" for v in values)
+        return f"{statistics.median(values):.{1 if unit else 2}f}{unit} ({inner})"
+
+    sizes = sorted({int(str(r["learnings"])) for r in results})
+    head = " | ".join(f"{size:,} {name}" for size in sizes for name in versions)
+    lines = [
+        f"| median of runs (each run) | {head} |",
+        "|---" * (1 + len(sizes) * len(versions)) + "|",
+    ]
+
+    def row(label: str, pick: Callable[[dict[str, object], str], float], unit: str) -> None:
+        cells = []
+        for size in sizes:
+            runs = [r for r in results if r["learnings"] == size]
+            for name in versions:
+                cells.append(cell([pick(r, name) for r in runs], unit))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    for text in READ_QUERIES:
+        for phase in ("search", "freshness", "stat_floor", "query", "ranking", "output"):
+            row(
+                f"in-process `{text}` top 5: {phase}, ms",
+                lambda r, n, t=text, p=phase: float(r[f"{n}:phases:{t}"][f"{p}_ms"]),  # type: ignore[index]
+                " ms",
+            )
+    row(
+        "imports of a search process, ms",
+        lambda r, n: float(r[f"{n}:phases:{READ_QUERIES[1]}"]["imports_ms"]),
+        " ms",
+    )  # type: ignore[index]
+    row(
+        'floor `python -c "import sqlite3, json"`, ms',
+        lambda r, n: float(str(r["floor_ms"])),
+        " ms",
+    )
+    for key in (
+        "search_kind_learning_json",
+        "learning_search_json",
+        "list_path_json",
+        "inject",
+        "hook_claude_code",
+    ):
+        row(f"{key}, × floor", lambda r, n, k=key: float(r[f"{n}:{k}"]["ratio"]), "")  # type: ignore[index]
+        row(f"{key}, ms", lambda r, n, k=key: float(r[f"{n}:{k}"]["median_ms"]), " ms")  # type: ignore[index]
+    return "\n".join(lines)
+
+
 def machine() -> dict[str, str]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -659,6 +893,17 @@ def main() -> int:
         type=Path,
         help="with --only-stale: also time an older package from this folder, interleaved",
     )
+    parser.add_argument(
+        "--reads",
+        action="store_true",
+        help="only the read paths (search phases, hot commands), over --runs runs; prints a table",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="with --reads: also time the package of this checkout (its src/), interleaved",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="with --reads: how many runs")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
     parser.add_argument(
         "--dashboard",
@@ -674,6 +919,8 @@ def main() -> int:
     args.sizes = args.sizes or [100, 1000, 10000]
     if args.dashboard:
         return dashboard_main(args)
+    if args.reads:
+        return reads_main(args)
     if args.quick:
         args.sizes, args.repeats, args.process_repeats = [30], 3, 2
         args.stale_files, args.stale_repeats = 300, 1
@@ -697,6 +944,25 @@ def main() -> int:
             notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
         args.out.write_text(markdown(results, info) + "\n" + NOTES_MARKER + notes)
         print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def reads_main(args: argparse.Namespace) -> int:
+    """`--reads`: the read paths of this checkout (and of `--baseline`), interleaved."""
+    versions = {"after": ROOT / "src"}
+    if args.baseline is not None:
+        versions = {"before": args.baseline.resolve() / "src", **versions}
+    sizes = [30] if args.quick else args.sizes if args.sizes_given else [1000, 10000]
+    runs, repeats = (1, 3) if args.quick else (args.runs, min(args.repeats, 30))
+    proc_repeats = 2 if args.quick else args.process_repeats
+    results = []
+    for size in sizes:
+        print(f"benchmarking the read paths at {size} learnings...", file=sys.stderr)
+        results += bench_reads(size, versions, runs, repeats, proc_repeats)
+    if args.json:
+        print(json.dumps({"machine": machine(), "results": results}, indent=2))
+    else:
+        print(reads_markdown(results, list(versions)))
     return 0
 
 

@@ -153,7 +153,19 @@ def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
     assert "orbit_learnings.push.inject" not in loaded  # `list` never injects
 
 
-SEARCH_BUDGET = {"typer", "rich", "click", "ruamel", "pathspec", "filelock", "dataclasses"}
+SEARCH_BUDGET = {  # feedback counts come from the index: no sidecar parser, so no typing
+    "typer",
+    "rich",
+    "click",
+    "ruamel",
+    "pathspec",
+    "filelock",
+    "dataclasses",
+    "typing",
+    "pathlib",
+    "contextlib",
+    "difflib",
+}
 
 
 @pytest.mark.parametrize(
@@ -271,6 +283,19 @@ def test_dashboard_benchmark_smoke_run() -> None:
     for page in ("first_page", "filtered_page", "search_page"):
         assert result[f"dashboard_{page}"]["median_ms"] >= 0
         assert result[f"dashboard_{page}_after_change"]["median_ms"] >= 0
+
+
+def test_read_paths_benchmark_smoke_run() -> None:
+    """`bench.py --reads` (the search phases and the hot commands, version beside
+    version) must not rot; it reports, never asserts."""
+    result = bench_quick("--reads")
+    assert result["learnings"] == 30
+    for text in ("retries billing", "invariants engine"):
+        phases = result[f"after:phases:{text}"]
+        for phase in ("search", "freshness", "stat_floor", "query", "ranking", "output"):
+            assert phase + "_ms" in phases
+    for key in ("search_kind_learning_json", "learning_search_json", "list_path_json"):
+        assert result[f"after:{key}"]["median_ms"] > 0
 
 
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:

@@ -11,7 +11,6 @@ always has.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator, Sequence
 
 from orbit_learnings.index.rows import Loaded, load_folder
@@ -43,6 +42,8 @@ def load_all(ws: Workspace, folders: Sequence[str]) -> Iterator[Loaded]:
 def _workers(count: int) -> int:
     if count < PARALLEL_FROM or os.environ.get("ORBIT_SERIAL_INDEX"):
         return 1
+    import threading  # here, not at import: every hot command loads this module
+
     if threading.active_count() > 1 or threading.current_thread() is not threading.main_thread():
         return 1
     try:

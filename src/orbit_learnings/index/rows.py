@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class Loaded:
     """One bundle as parsed from disk: its record (None if invalid), votes and problems."""
 
-    __slots__ = ("folder", "problems", "record", "text", "votes", "votes_signature")
+    __slots__ = ("feedback", "folder", "problems", "record", "text", "votes", "votes_signature")
 
     def __init__(self, folder: str, record: Any, votes: list[Any], problems: list[Problem]) -> None:
         self.folder = folder
@@ -35,6 +35,7 @@ class Loaded:
         self.problems = problems
         self.votes_signature = ("-", "-")  # (current, storable)
         self.text = ""  # the learning.yaml as read, for problems' line numbers
+        self.feedback: Any = None  # (signature, counts) of its feedback.jsonl: `index.feedback`
 
 
 def load_folder(ws: Workspace, folder: str) -> Loaded:
@@ -69,6 +70,9 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
     loaded = Loaded(folder, record, votes, vote_problems)
     loaded.votes_signature = votes_sig
+    from orbit_learnings.index import feedback  # not on the hot path: only when a bundle is read
+
+    loaded.feedback = feedback.read(ws, folder)
     loaded.text = text
     return loaded
 
@@ -143,6 +147,7 @@ def delete_folder(conn: sqlite3.Connection, folder: str) -> None:
         ("files", "folder"),
         ("problems", "folder"),
         ("code_anchors", "learning_id"),
+        ("feedback", "learning_id"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (folder,))
 
@@ -156,6 +161,10 @@ def insert(conn: sqlite3.Connection, loaded: Loaded, signature: str) -> None:
     problems = list(loaded.problems)
     if loaded.record is not None:
         problems += _insert_record(conn, loaded.record, loaded.votes, loaded.text)
+        if loaded.feedback is not None:
+            from orbit_learnings.index import feedback
+
+            feedback.insert(conn, loaded.folder, *loaded.feedback)
     conn.executemany(
         "INSERT INTO problems VALUES (?,?,?,?,?,?)",
         [(loaded.folder, p.file, p.line, p.message, p.kind, p.id) for p in problems],

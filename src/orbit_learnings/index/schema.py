@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "8"
+INDEX_SCHEMA_VERSION = "9"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +63,9 @@ CREATE VIRTUAL TABLE learnings_fts USING fts5(
 CREATE VIRTUAL TABLE learnings_trigram USING fts5(
     id UNINDEXED, summary, body, tags, tokenize = 'trigram'
 );
+CREATE TABLE feedback (learning_id TEXT PRIMARY KEY, signature TEXT NOT NULL,
+                       confidence REAL NOT NULL, helpful INTEGER NOT NULL,
+                       not_helpful INTEGER NOT NULL);
 """
 
 
@@ -83,6 +86,7 @@ TABLES = (
     "code_anchors",
     "learnings_fts",
     "learnings_trigram",
+    "feedback",
 )
 
 

@@ -125,7 +125,7 @@ def list_learnings(
     hits: list[Hit] = []
     warnings: list[Problem] = []
     for store_ws in _stores(ws, level):
-        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses)
+        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses, limit)
         warnings += problems
         for hit in found:
             hit.level = store_ws.level
@@ -139,9 +139,10 @@ def _lookup_in(
     queries: Sequence[matching.PathQuery],
     tags: Sequence[str],
     statuses: Sequence[str],
+    limit: int | None = None,
 ) -> tuple[list[Hit], list[Problem]]:
     def read(index: Index) -> tuple[list[Hit], list[Problem]]:
-        return lookup(index.conn, queries, tags, statuses, ws=ws), index.warnings
+        return lookup(index.conn, queries, tags, statuses, limit=limit, ws=ws), index.warnings
 
     return healing(ws, read)
 
@@ -155,10 +156,19 @@ def lookup(
     limit: int | None = None,
     ws: Workspace | None = None,
 ) -> list[Hit]:
-    """The lookup itself, on an already fresh index: match, load rows, rank."""
+    """The lookup itself, on an already fresh index: match, load rows, rank.
+
+    With a `limit`, a lookup that matches many more learnings (a tag half the store
+    carries) loads the rows of only those whose votes can still place them."""
     if queries or tags:
         matched, specificity = match_scope(conn, queries, tags, statuses)
-        hits = reads.hits(conn, list(matched), statuses, ws)
+        ids = list(matched)
+        if limit is not None and limit > 0 and len(ids) > PAGE_FROM * limit:
+            if ws is not None:
+                refresh_votes(conn, ws, ids)
+                ws = None  # the votes are fresh now: `reads.hits` need not stat them again
+            ids = _vote_contenders(conn, ids, limit)
+        hits = reads.hits(conn, ids, statuses, ws)
         for hit in hits:
             hit.matched_by = matched[hit.id]
             hit.specificity = specificity[hit.id]
@@ -166,6 +176,27 @@ def lookup(
         hits = reads.hits(conn, None, statuses, ws)
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
+
+
+PAGE_FROM = 4  # a limited lookup matching more than this many times its limit is paged
+
+
+def _vote_contenders(conn: sqlite3.Connection, ids: list[str], keep: int) -> list[str]:
+    """The learnings that can still be among the first `keep` of `ranking.rank`, which
+    puts votes first: each vote's weight falls with its age, so a learning's decayed
+    score lies between its count times the weight of its oldest vote and its count
+    times the weight of its newest. One whose best case is below the `keep`-th best
+    worst case cannot place, whatever its priority or date."""
+    spans = reads.vote_spans(conn, ids)
+    weigh = ranking.VoteScorer()
+    low: dict[str, float] = {}
+    high: dict[str, float] = {}
+    for learning_id in ids:
+        count, oldest, newest = spans.get(learning_id, (0, "", ""))
+        low[learning_id] = count * weigh([oldest]) if count else 0.0
+        high[learning_id] = count * weigh([newest]) if count else 0.0
+    floor = sorted(low.values(), reverse=True)[keep - 1] - 1e-6  # `rank` rounds to 9 places
+    return [i for i in ids if high[i] >= floor]
 
 
 def _embed_what_changed(conn: sqlite3.Connection) -> None:
@@ -201,19 +232,23 @@ def search_text(
 
     statuses = parse_status(status, include_all=include_all)
     weights = search.weights_from(config.load(ws))
-    found = _TextCandidates(text, statuses, tags, config.glossary(ws))
+    # Rows are loaded only for the candidates that can still finish among the first
+    # `limit` (+1: the last one's confidence looks at the one after it); a feedback
+    # threshold looks at every candidate.
+    keep = limit + 1 if limit is not None and limit > 0 and min_confidence is None else None
+    found = _TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
     for store_ws in _stores(ws, level):
         found.collect(store_ws)
     hits = found.hits
     if min_confidence is not None:
-        hits = [h for h in hits if found.feedback[h.id].confidence >= min_confidence]
+        hits = [h for h in hits if found.feedback[h.id][0] >= min_confidence]
     for hit in hits:
         scored = found.matched[hit.id]
         parts = search.combine(
             scored.relevance,
             hit.vote_score,
             hit.updated_at,
-            found.feedback[hit.id].confidence,
+            found.feedback[hit.id][0],
             weights,
         )
         hit.score = parts["total"]
@@ -223,7 +258,7 @@ def search_text(
     hits.sort(key=lambda h: h.id)
     hits.sort(key=lambda h: h.level != "project")
     hits.sort(key=lambda h: h.score or 0.0, reverse=True)
-    _attach_match_confidence(hits, found, explain=explain)
+    _attach_match_confidence(hits[:keep] if keep is not None else hits, found, explain=explain)
     result = Result(hits[:limit] if limit is not None else hits, found.warnings)
     if confident_only:
         _keep_confident(result, hits)
@@ -231,20 +266,38 @@ def search_text(
 
 
 def _stores(ws: Workspace, level: str | None) -> list[Workspace]:
+    """The stores to read, less a personal store that holds nothing yet: opening its
+    index and asking it the query cost every read a millisecond or two."""
     from orbit_learnings.store import levels
 
-    return list(levels.stores(ws, levels.check_level(level)))
+    chosen = levels.stores(ws, levels.check_level(level))
+    return [s for s in chosen if s.root_dir == ws.root_dir or _holds_anything(s)]
+
+
+def _holds_anything(ws: Workspace) -> bool:
+    try:
+        with os.scandir(ws.learnings_path) as entries:
+            return next(entries, None) is not None
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 class _TextCandidates:
     """What one text query finds across the stores, with what scoring needs of each."""
 
     def __init__(
-        self, text: str, statuses: Sequence[str], tags: Sequence[str], glossary: Any
+        self,
+        text: str,
+        statuses: Sequence[str],
+        tags: Sequence[str],
+        glossary: Any,
+        weights: dict[str, float],
+        keep: int | None,
     ) -> None:
         from orbit_learnings.retrieval import confidence, scoring
 
         self.text, self.statuses, self.tags, self.glossary = text, statuses, tags, glossary
+        self.weights, self.keep = weights, keep  # keep: how many places matter (None: all)
         self.use_vectors = scoring.semantic_enabled()
         self.hits: list[Hit] = []
         self.matched: dict[str, Any] = {}
@@ -253,8 +306,10 @@ class _TextCandidates:
         self.profile = confidence.EMPTY_PROFILE
 
     def collect(self, store_ws: Workspace) -> None:
+        """One store's candidates. Pruning per store is safe: a candidate among the first
+        `keep` of all stores is among the first `keep` of its own."""
+        from orbit_learnings.index import feedback
         from orbit_learnings.retrieval import confidence, scoring
-        from orbit_learnings.store.feedback import confidence_for
 
         with open_fresh(store_ws) as index:
             match = scoring.text_matches(
@@ -266,16 +321,20 @@ class _TextCandidates:
                 scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
-            found = reads.hits(index.conn, list(scored), self.statuses, store_ws)
+            ids = scoring.contenders(scored, self.keep, self.weights)
+            found = reads.hits(index.conn, ids, self.statuses, store_ws)
+            ids = [h.id for h in found]
+            self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
             self.warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
         self.matched.update(scored)
-        self.feedback.update(confidence_for(store_ws, [h.id for h in found]))
         self.hits += found
 
 
 def _keep_confident(result: Result, ranked: list[Hit]) -> None:
+    """The confident hits; the best one left out is exact whenever no hit is kept (the
+    only time it is shown), since the ranked list holds every contender for the top."""
     from orbit_learnings.retrieval.confidence import confident
 
     result.weakest_left_out = next((h for h in ranked if not confident(h.match_confidence)), None)

@@ -24,7 +24,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import KeysView, Sequence
 
 from orbit_learnings.core import fts
 from orbit_learnings.index import fulltext, reads
@@ -38,7 +38,10 @@ RELEVANCE_WEIGHTS = {"bm25": 0.45, "coverage": 0.35, "phrase": 0.15, "near": 0.0
 MIN_TYPO_LENGTH = 5
 TYPO_SIMILARITY = 0.8
 TYPO_DISCOUNT = 0.5
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# Compiled on first use (by `re`'s cache), and only for text with a character this high:
+# compiling the class costs a search process over a millisecond.
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+_CJK_FROM = "\u3040"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -130,7 +133,7 @@ def text_matches(
     if plan.terms:
         plan, containing = _term_sets(conn, plan, match)
         _score(conn, plan, containing, statuses, tags, match)
-    for run in _CJK.findall(text):
+    for run in re.findall(_CJK, text) if text and max(text) >= _CJK_FROM else ():
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
             match.scored.setdefault(learning_id, _cjk_match(learning_id))
     return match
@@ -182,31 +185,52 @@ def _score(
         for term, ids in zip(plan.terms, containing, strict=True)
     ]
     best = max(-raw for _, raw, _ in candidates) or 1.0
+    # What each candidate holds, from set intersections (in C) rather than one membership
+    # test per candidate and set. Sums are accumulated in term order, as `sum` would.
+    held = _held_by({row for _, _, row in candidates}, weights, containing)
+    in_summary_weight = _held_by(held.keys(), weights, in_summary)
+    best_phrase: dict[int, float] = {}
+    for rows, share in phrases:
+        for row in held.keys() & rows:
+            best_phrase[row] = max(best_phrase.get(row, 0.0), share)
+    whole_rows = phrases[0][0] if phrases and phrases[0][1] >= 0.999 else set()
+    near_rows = held.keys() & near
+    bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]
+    phrase_w, near_w = RELEVANCE_WEIGHTS["phrase"], RELEVANCE_WEIGHTS["near"]
     for learning_id, raw, row in candidates:
-        held = [w for w, rows in zip(weights, containing, strict=True) if row in rows]
-        coverage = sum(held)
-        phrase = max((share for rows, share in phrases if row in rows), default=0.0)
-        whole = bool(phrases) and row in phrases[0][0] and phrases[0][1] >= 0.999
-        parts = {
-            "bm25": -raw / best,
-            "coverage": coverage / all_weight,
-            "phrase": phrase,
-            "near": 1.0 if row in near else 0.0,
-        }
-        relevance = sum(RELEVANCE_WEIGHTS[k] * v for k, v in parts.items())
-        tier = "phrase" if whole else "part" if phrase else "near" if parts["near"] else "any"
+        coverage, rarest = held[row]
+        phrase = best_phrase.get(row, 0.0)
+        nearness = 1.0 if row in near_rows else 0.0
+        share = coverage / all_weight
+        relevance = bm25_w * (-raw / best) + coverage_w * share + phrase_w * phrase
+        relevance += near_w * nearness
+        tier = (
+            "phrase" if row in whole_rows else "part" if phrase else "near" if nearness else "any"
+        )
         match.scored[learning_id] = Scored(
             learning_id,
             tier,
             round(-raw, 4),
             relevance,
-            parts["coverage"],
+            share,
             phrase,
-            rarity=max(held, default=0.0) / top_idf,
+            rarity=rarest / top_idf,
             weight=min(coverage / top_idf, 4.0) / 4.0,
-            summary=sum(w for w, rows in zip(weights, in_summary, strict=True) if row in rows)
-            / all_weight,
+            summary=in_summary_weight[row][0] / all_weight,
         )
+
+
+def _held_by(
+    rows: set[int] | KeysView[int], weights: list[float], containing: list[set[int]]
+) -> dict[int, tuple[float, float]]:
+    """Row -> (sum, largest) of the weights of the sets holding it, for each of `rows`."""
+    total = dict.fromkeys(rows, 0.0)
+    largest = dict.fromkeys(rows, 0.0)
+    for weight, ids in zip(weights, containing, strict=True):
+        for row in total.keys() & ids:
+            total[row] += weight
+            largest[row] = max(largest[row], weight)
+    return {row: (total[row], largest[row]) for row in total}
 
 
 def _idf(total: int, frequency: int) -> float:
@@ -237,8 +261,6 @@ def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
     Hurried typos keep their first letter (`idempotncy`, `webhoks`); requiring it
     keeps real words the store lacks from being bent into ones it has (`sentry` is
     not `entry`, `argo` not `cargo`)."""
-    import difflib
-
     best, best_ratio = None, TYPO_SIMILARITY
     seen: set[str] = set()
     for text in fulltext.trigram_neighbours(conn, word):
@@ -246,6 +268,8 @@ def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
             if candidate in seen or abs(len(candidate) - len(word)) > 2 or candidate[0] != word[0]:
                 continue
             seen.add(candidate)
+            import difflib  # only when there is a spelling to compare: it costs ~1 ms
+
             ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
             if ratio > best_ratio:
                 best, best_ratio = candidate, ratio
@@ -298,13 +322,52 @@ def semantic_enabled() -> bool:
 
     if os.environ.get("ORBIT_SEMANTIC", "1") == "0":
         return False
-    import importlib.util
-
-    if importlib.util.find_spec("numpy") is None:
+    if not _installed("numpy"):
         return False
     from orbit_learnings.retrieval import semantic
 
     return semantic.available()
+
+
+def _installed(name: str) -> bool:
+    """`importlib.util.find_spec(name) is not None` for a top-level name, asked of the
+    import system's finders directly: `importlib.util` (and its contextlib) cost a
+    search process ~0.7 ms to import, for a default install that has no numpy."""
+    import sys
+
+    if name in sys.modules:
+        return True
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is not None and find_spec(name, None) is not None:
+            return True
+    return False
+
+
+# Each tie-breaker's factor before its weight: (lowest, highest), as `combine` makes them.
+_FACTOR_RANGE = {"votes": (0.0, 1.0), "recency": (0.0, 1.0), "helpfulness": (-0.8, 1.0)}
+_ROUNDING = 1e-5  # `combine` rounds the total to six places
+
+
+def contenders(scored: dict[str, Scored], keep: int | None, weights: dict[str, float]) -> list[str]:
+    """The candidates that can still finish among the first `keep` once votes, recency
+    and helpfulness are added (all of them when `keep` is None).
+
+    The text part of each score is known before any row is read; the tie-breakers can
+    move a score by a bounded amount. A candidate whose best possible score is below the
+    `keep`-th best worst possible score can never reach those places, so its row,
+    votes and feedback are never read. Every one that can is kept: the order of the
+    first `keep` is exactly the one a ranking of every candidate gives.
+    """
+    if keep is None or len(scored) <= keep:
+        return list(scored)
+    low = high = 0.0
+    for name, (least, most) in _FACTOR_RANGE.items():
+        ends = (weights[name] * least, weights[name] * most)
+        low, high = low + min(ends), high + max(ends)
+    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
+    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
+    return [i for i, value in text.items() if value + high >= floor]
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:

@@ -1,0 +1,265 @@
+"""Ranking in SQL (#17): FTS5 cuts the candidates, and rows are read only for the ones
+that can still reach the places asked for. Every answer must be the one a ranking of
+every candidate gives: same learnings, same order, same scores and confidences."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orbit_learnings.core.scope import Scope
+from orbit_learnings.index import fulltext
+from orbit_learnings.index.build import open_fresh
+from orbit_learnings.retrieval import queries, scoring
+from orbit_learnings.store import feedback
+from orbit_learnings.store.workspace import Workspace
+
+WORDS = [
+    "retry",
+    "retries",
+    "billing",
+    "invoice",
+    "webhook",
+    "idempotency",
+    "migration",
+    "index",
+    "postgres",
+    "lock",
+    "timeout",
+    "deadlock",
+    "cache",
+    "redis",
+    "queue",
+    "kafka",
+    "consumer",
+    "offset",
+    "schema",
+    "deploy",
+    "rollback",
+    "canary",
+    "pod",
+    "memory",
+    "leak",
+    "latency",
+    "p99",
+    "thread",
+    "pool",
+    "async",
+    "await",
+    "token",
+    "refresh",
+    "session",
+    "cookie",
+    "cors",
+    "header",
+    "gzip",
+    "upload",
+    "chunk",
+    "stream",
+    "parser",
+    "yaml",
+    "json",
+    "encoding",
+    "unicode",
+    "locale",
+    "timezone",
+]
+QUERIES = [
+    "retries billing",
+    "invoice webhook idempotency",
+    "postgres lock timeout deadlock",
+    "cache",
+    "kafka consumer offset rollback",
+    "memory leak in the thread pool",
+    "token refresh cookie session cors",
+    "unicode timezone",
+    "deploy",
+    "nothing matches zzzqqq",
+]
+
+
+def _generate(root: Path, count: int, seed: int = 3) -> None:
+    """Learnings with skewed vocabularies (some words everywhere, some rare), votes,
+    feedback, statuses and recency that is either none or full (so that the clock
+    moving between two searches cannot change a score)."""
+    rng = random.Random(seed)
+    learnings = root / ".orbit" / "learnings"
+    learnings.mkdir(parents=True, exist_ok=True)
+    weights = [1.0 / (rank + 1) for rank in range(len(WORDS))]
+    for n in range(1, count + 1):
+        lid = f"L-{n:04d}"
+        folder = learnings / lid
+        folder.mkdir()
+        summary = " ".join(rng.choices(WORDS, weights, k=rng.randrange(3, 9)))
+        body = " ".join(rng.choices(WORDS, weights, k=rng.randrange(0, 25)))
+        status = rng.choice(["active"] * 8 + ["archived"])
+        stamp = "2099-01-02T10:00:00Z" if n % 7 == 0 else "2020-01-02T10:00:00Z"
+        tags = rng.sample(["db", "api", "ops", "web"], rng.randrange(1, 3))
+        (folder / "learning.yaml").write_text(
+            f"id: {lid}\nschemaVersion: 1\nstatus: {status}\n"
+            f"created_at: 2020-01-01T10:00:00Z\nupdated_at: {stamp}\ncreated_by: test\n"
+            f"scope:\n  paths: []\n  tags: [{', '.join(tags)}]\n"
+            f"summary: {summary or 'lesson'} {n}\nbody: |\n  {body or 'body'}\n"
+            f"evidence: []\nsupersedes: null\npriority: {n % 3}\n"
+        )
+        votes = [
+            {"learning_id": lid, "voter_model": "m", "task_id": f"T-{v}"}
+            | {"voted_at": rng.choice(["2024-01-01T00:00:00Z", "2026-01-01T00:00:00Z"])}
+            for v in range(rng.choice([0, 0, 1, 2, 5]))
+        ]
+        if votes:
+            (folder / "votes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in votes))
+        if n % 5 == 0:
+            rows = [
+                {"learning_id": lid, "task_id": f"T-{k}", "helpful": rng.random() < 0.6}
+                | {"model": "m", "at": "2026-01-01T00:00:00Z"}
+                for k in range(rng.randrange(1, 6))
+            ]
+            (folder / "feedback.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.fixture
+def store(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")  # raw counts: no clock
+    _generate(workspace, 600)
+    past = time.time_ns() - 60_000_000_000  # older than the racy window: read once
+    for path in (workspace / ".orbit" / "learnings").rglob("*.*"):
+        os.utime(path, ns=(past, past))
+    return Workspace(workspace)
+
+
+def _rows(hits: list) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+    return [(h.id, h.score, h.match_confidence, h.matched_by, h.explain) for h in hits]
+
+
+def test_the_first_places_are_those_of_a_ranking_of_every_candidate(store: Workspace) -> None:
+    for text in QUERIES:
+        full = queries.search_text(store, text, limit=None, explain=True).hits
+        for limit in (1, 3, 5, 20):
+            cut = queries.search_text(store, text, limit=limit, explain=True)
+            assert _rows(cut.hits) == _rows(full[:limit]), (text, limit)
+            confident = queries.search_text(store, text, limit=limit, confident_only=True)
+            expected = [h.id for h in full[:limit] if (h.match_confidence or 0) >= 0.35]
+            assert [h.id for h in confident.hits] == expected, (text, limit)
+            if not confident.hits and full:
+                assert confident.weakest_left_out is not None
+                assert confident.weakest_left_out.id == full[0].id
+
+
+def test_tags_and_statuses_cut_the_same_way(store: Workspace) -> None:
+    for text in QUERIES[:5]:
+        for tags, status in ((["db"], "active"), ([], "archived"), (["web", "ops"], "all")):
+            full = queries.search_text(store, text, tags=tags, status=status, limit=None).hits
+            cut = queries.search_text(store, text, tags=tags, status=status, limit=5).hits
+            assert _rows(cut) == _rows(full[:5]), (text, tags, status)
+
+
+@pytest.mark.parametrize("decay", [True, False])
+def test_a_limited_tag_lookup_pages_to_the_same_first_places(
+    store: Workspace, monkeypatch: pytest.MonkeyPatch, decay: bool
+) -> None:
+    if decay:
+        monkeypatch.delenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS")
+    for tags in (["db"], ["api", "ops"], ["web"]):
+        every = queries.list_learnings(store, Scope([], tags)).hits
+        assert len(every) > queries.PAGE_FROM * 20
+        for limit in (1, 5, 20):
+            paged = queries.list_learnings(store, Scope([], tags), limit=limit).hits
+            # ids and scores to 6 places: the clock moves (and votes decay) between calls
+            assert [(h.id, round(h.vote_score, 6)) for h in paged] == [
+                (h.id, round(h.vote_score, 6)) for h in every[:limit]
+            ]
+
+
+def _reference(
+    conn: sqlite3.Connection, expression: str, statuses: list[str], tags: list[str], limit: int
+) -> list[tuple[str, float, int]]:
+    """The candidate query before #17: every match joined to its row, then ranked."""
+    tag_sql = (
+        " AND EXISTS (SELECT 1 FROM tags t WHERE t.learning_id = l.id"
+        f" AND t.folded IN ({','.join('?' * len(tags))}))"
+        if tags
+        else ""
+    )
+    rows = conn.execute(
+        "SELECT f.id, bm25(learnings_fts, 0.0, 3.0, 1.0, 2.0) AS rank, f.rowid"
+        " FROM learnings_fts f JOIN learnings_index l ON l.id = f.id"
+        f" WHERE learnings_fts MATCH ? AND l.effective_status IN ({','.join('?' * len(statuses))})"
+        f"{tag_sql} ORDER BY rank, f.rowid LIMIT ?",
+        (expression, *statuses, *tags, limit),
+    )
+    return [(str(r[0]), float(r[1]), int(r[2])) for r in rows]
+
+
+@pytest.mark.parametrize("limit", [1, 7, 200, 5000])
+def test_fts5_cuts_the_candidates_as_the_joined_query_did(store: Workspace, limit: int) -> None:
+    with open_fresh(store) as index:
+        for expression in ('"retries" OR "billing"', '"cache"', '"deploy" OR "pod" OR "canary"'):
+            for statuses, tags in ((["active"], []), (["archived"], []), (["active"], ["ops"])):
+                found = fulltext.word_matches(index.conn, expression, statuses, tags, limit)
+                assert found == _reference(index.conn, expression, statuses, tags, limit)
+
+
+def test_feedback_is_read_from_the_index_until_its_file_changes(
+    store: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = queries.search_text(store, "kafka consumer offset", limit=3, explain=True).hits
+    target = first[0]
+
+    def no_reading(*args: object) -> object:
+        raise AssertionError("a search read a feedback file that had not changed")
+
+    monkeypatch.setattr(feedback, "summarise", no_reading)
+    again = queries.search_text(store, "kafka consumer offset", limit=3, explain=True).hits
+    assert _rows(again) == _rows(first)
+    monkeypatch.undo()
+    monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")
+    for n in range(3):
+        feedback.record(store, target.id, helpful=False, task_id=f"new-{n}", model="m")
+    after = queries.search_text(store, "kafka consumer offset", limit=None, explain=True).hits
+    changed = next(h for h in after if h.id == target.id)
+    expected = feedback.summarise(store, target.id).confidence
+    assert changed.explain is not None and target.explain is not None
+    assert changed.explain["helpfulness"] == round(0.02 * (expected - 0.5) * 2, 6)
+    assert changed.explain["helpfulness"] < target.explain["helpfulness"]
+
+
+def _scored(relevance: float) -> scoring.Scored:
+    return scoring.Scored("x", "any", 0.0, relevance)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40),
+    st.integers(1, 12),
+    st.fixed_dictionaries(
+        {name: st.floats(-0.2, 1.5) for name in ("text", "votes", "recency", "helpfulness")}
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_no_candidate_that_can_place_is_left_out(
+    relevances: list[float], keep: int, weights: dict[str, float], rng: random.Random
+) -> None:
+    """Whatever the tie-breakers turn out to be, the first `keep` are contenders."""
+    scored = {f"L-{i:04d}": _scored(r) for i, r in enumerate(relevances)}
+    chosen = set(scoring.contenders(scored, keep, weights))
+    totals = {
+        learning_id: scoring.combine(
+            s.relevance,
+            rng.choice([0.0, 1e9, rng.random() * 9]),
+            "2020-01-01T00:00:00Z",
+            rng.choice([0.1, 1.0, 0.1 + rng.random() * 0.9]),
+            weights,
+        )["total"]
+        for learning_id, s in scored.items()
+    }
+    ranked = sorted(totals, key=lambda i: (-totals[i], i))
+    assert set(ranked[:keep]) <= chosen
