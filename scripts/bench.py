@@ -61,7 +61,7 @@ def generate(root: Path, count: int, seed: int = 7, commits: Sequence[str] = ())
         folder.mkdir()
         path_lines = "".join(f'    - "{p}"\n' for p in paths) or "    []\n"
         cited = commits[n // 3 % len(commits)] if commits and n % 3 == 0 else None
-        evidence = f"\n  - kind: commit\n    ref: {cited}" if cited else " []"
+        evidence = f"\n  - kind: commit\n    ref: '{cited}'" if cited else " []"
         (folder / "learning.yaml").write_text(
             f"id: {lid}\nschemaVersion: 1\nstatus: active\n"
             f"created_at: 2026-0{1 + n % 9}-01T10:00:00Z\n"
