@@ -285,15 +285,7 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
         time.sleep(1.1)
         with index.open_fresh(ws):
             pass  # leave the index fresh before whole-process runs
-        hook_input = json.dumps(
-            {
-                "session_id": "bench",
-                "cwd": str(tmp),
-                "hook_event_name": "PostToolUse",
-                "tool_name": "Read",
-                "tool_input": {"file_path": str(tmp / match)},
-            }
-        )
+        hook_input = read_payload(tmp, match)
         processes = process_stats(
             {
                 "floor": ([sys.executable, "-c", "import sqlite3, json"], None),
@@ -616,18 +608,23 @@ def _search_modules(src: Path, root: Path, env: dict[str, str]) -> list[str]:
     return [m for m in found if m not in floor]
 
 
-def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str], str | None]]:
-    """The hot commands an agent or a hook runs, each as (args, stdin)."""
-    match = "services/billing/mod7/handlers.py"
-    hook_input = json.dumps(
+def read_payload(root: Path, path: str, session: str = "bench") -> str:
+    """What Claude Code sends `orbit hook claude-code` after reading `path` in `root`."""
+    return json.dumps(
         {
-            "session_id": "bench",
+            "session_id": session,
             "cwd": str(root),
             "hook_event_name": "PostToolUse",
             "tool_name": "Read",
-            "tool_input": {"file_path": str(root / match)},
+            "tool_input": {"file_path": str(root / path)},
         }
     )
+
+
+def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str], str | None]]:
+    """The hot commands an agent or a hook runs, each as (args, stdin)."""
+    match = "services/billing/mod7/handlers.py"
+    hook_input = read_payload(root, match)
     text = READ_QUERIES[1]
     return {
         "search_kind_learning_json": (

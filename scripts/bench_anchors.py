@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import AREAS, ORBIT, generate, run_process, samples_alternating
+from bench import AREAS, ORBIT, generate, read_payload, run_process, samples_alternating
 
 from orbit_learnings.core.anchors.locate import record_anchor
 
@@ -78,15 +78,7 @@ def build(root: Path, count: int, share: float) -> list[str]:
 
 
 def commands(root: Path) -> dict[str, tuple[list[str], str | None]]:
-    payload = json.dumps(
-        {
-            "session_id": "",
-            "hook_event_name": "PostToolUse",
-            "cwd": str(root),
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(root / HOT_FILE)},
-        }
-    )
+    payload = read_payload(root, HOT_FILE, session="")
     orbit = str(ORBIT)
     return {
         "list --path --json": ([orbit, "learning", "list", "--path", HOT_FILE, "--json"], None),
