@@ -38,6 +38,8 @@ class AnchorRow:
         self.similarity: float | None = row["similarity"]
 
 
+# (stat signature, state, now path, now lines, similarity, learning id, position)
+Verdict = tuple[str, str, str | None, str, float, str, int]
 _COLUMNS = "learning_id, position, anchor, file_signature, state, now_path, now_lines, similarity"
 
 
@@ -55,11 +57,9 @@ def anchor_rows(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> l
     return sorted(found, key=lambda r: (r.learning_id, r.position))
 
 
-def save_verdicts(
-    conn: sqlite3.Connection, verdicts: Sequence[tuple[str, str, str | None, str, float, str, int]]
-) -> None:
-    """Store (signature, state, now path, now lines, similarity, id, position) rows. A
-    verdict is a cache: when another process holds the index, it is simply not kept."""
+def save_verdicts(conn: sqlite3.Connection, verdicts: Sequence[Verdict]) -> None:
+    """Store verdicts. A verdict is a cache: when another process holds the index, it is
+    simply not kept."""
     if not verdicts:
         return
     conn.execute("PRAGMA busy_timeout = 100")  # a hook does not wait long for a cache

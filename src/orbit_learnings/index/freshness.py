@@ -134,7 +134,7 @@ def file_signature(path: str) -> tuple[str, str]:
     equals a later current signature and the next read looks again."""
     try:
         st = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a parent that became a file, too
         return "-", "-"
     sig = signature(st.st_mtime_ns, st.st_size, st.st_ino)
     return sig, (f"racy:{sig}" if is_racy(st.st_mtime_ns, time.time_ns()) else sig)

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from orbit_learnings.core.anchors.locate import BROKEN, DRIFTED, CodeText, Location, locate
 from orbit_learnings.core.anchors.record import Anchor, anchor_from_mapping
 from orbit_learnings.core.results import Hit
-from orbit_learnings.index.anchors import AnchorRow, anchor_rows, save_verdicts
+from orbit_learnings.index.anchors import AnchorRow, Verdict, anchor_rows, save_verdicts
+from orbit_learnings.index.freshness import file_signature
 from orbit_learnings.store.workspace import Workspace, read_workspace_text
 
-MISSING = "missing"
+MISSING = "-"  # the signature of a file that is not there
 
 
 class AnchorState:
@@ -55,12 +56,10 @@ class AnchorState:
         } | self.location.to_dict()
 
 
-def signature(ws: Workspace, path: str) -> str:
-    try:
-        info = os.stat(os.path.join(ws.root_dir, path))
-    except OSError:
-        return MISSING
-    return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}"
+def cited_signature(ws: Workspace, path: str) -> tuple[str, str]:
+    """(current, storable) stat signature of a cited file, by the index's own rule: a file
+    written too recently to trust is stored poisoned, so its verdict is judged again."""
+    return file_signature(os.path.join(ws.root_dir, path))
 
 
 def states_for(
@@ -68,21 +67,21 @@ def states_for(
 ) -> list[AnchorState]:
     """Every anchor of `ids` (of the whole store when None), recomputing stale verdicts."""
     states: list[AnchorState] = []
-    verdicts: list[tuple[str, str, str | None, str, float, str, int]] = []
+    verdicts: list[Verdict] = []
     files: dict[str, CodeText | None] = {}  # each changed file read and parsed once
-    signatures: dict[str, str] = {}
+    signatures: dict[str, tuple[str, str]] = {}
     for row in anchor_rows(conn, ids):
         anchor, _ = anchor_from_mapping(row.recorded, "anchor")
         if anchor is None:  # the index holds only validated anchors; a hand-edited index
             continue
         if anchor.path not in signatures:  # many anchors cite one file: one stat for all
-            signatures[anchor.path] = signature(ws, anchor.path)
-        current = signatures[anchor.path]
+            signatures[anchor.path] = cited_signature(ws, anchor.path)
+        current, storable = signatures[anchor.path]
         cached = _cached(row) if row.file_signature == current else None
         location = cached or locate(anchor, _code(ws, anchor.path, files))
         state = AnchorState(row.learning_id, row.position, anchor, location)
         if cached is None:
-            verdicts.append(_verdict(current, state))
+            verdicts.append(_verdict(storable, state))
         states.append(state)
     save_verdicts(conn, verdicts)
     return states
@@ -108,12 +107,10 @@ def _cached(row: AnchorRow) -> Location | None:
     )
 
 
-def _verdict(
-    signature_now: str, state: AnchorState
-) -> tuple[str, str, str | None, str, float, str, int]:
+def _verdict(signature: str, state: AnchorState) -> Verdict:
     where = state.location
     return (
-        signature_now,
+        signature,
         where.state,
         where.path,
         where.lines,
@@ -125,7 +122,7 @@ def _verdict(
 
 def cache_verdict(conn: sqlite3.Connection, ws: Workspace, state: AnchorState) -> None:
     """Keep a verdict found with more help than a hook has (git's rename detection)."""
-    save_verdicts(conn, [_verdict(signature(ws, state.anchor.path), state)])
+    save_verdicts(conn, [_verdict(cited_signature(ws, state.anchor.path)[1], state)])
 
 
 def judge_hits(ws: Workspace, hits: list[Hit], *, include_stale: bool = False) -> list[Hit]:

@@ -172,7 +172,8 @@ def test_the_hot_path_trusts_its_cached_verdict_until_the_file_changes(repo: Pat
     target = repo / "src/orders/service.py"
     bundle = repo / ".orbit/learnings/L-0001/learning.yaml"
     past = bundle.stat().st_mtime_ns - 10**10
-    os.utime(bundle, ns=(past, past))  # not "racy": the index keeps its rows between runs
+    for aged in (bundle, target):  # not "racy": the index keeps its rows and verdicts
+        os.utime(aged, ns=(past, past))
     assert hook_line(repo, "s-cache-1").startswith("L-0001 (scope ")
     before = target.stat()
     target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")
@@ -235,3 +236,18 @@ def test_a_hand_broken_anchor_is_named_with_its_line(repo: Path) -> None:
 
 def _line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_a_verdict_on_a_file_written_just_now_is_judged_again(repo: Path) -> None:
+    """The index's racy rule: a file younger than its timestamp granularity may be
+    rewritten behind the same stat, so its verdict is stored poisoned and never reused."""
+    target = repo / "src/orders/service.py"
+    bundle = repo / ".orbit/learnings/L-0001/learning.yaml"
+    past = bundle.stat().st_mtime_ns - 10**10
+    os.utime(bundle, ns=(past, past))  # the learning is settled: the index keeps its rows
+    os.utime(target)  # the cited file was written "now"
+    assert hook_line(repo, "s-racy-1").startswith("L-0001 (scope ")
+    before = target.stat()
+    target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert "anchor drifted" in hook_line(repo, "s-racy-2")

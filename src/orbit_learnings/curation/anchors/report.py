@@ -16,7 +16,7 @@ from orbit_learnings.retrieval.anchors import (
     MISSING,
     AnchorState,
     cache_verdict,
-    signature,
+    cited_signature,
     states_for,
 )
 from orbit_learnings.store.bundles import missing
@@ -30,7 +30,7 @@ def anchor_report(ws: Workspace, ids: Sequence[str] | None = None) -> list[Ancho
     with open_fresh(ws) as index:
         active = _active_ids(ws, index.conn, ids)
         states = states_for(ws, index.conn, active)
-        gone = [s for s in states if signature(ws, s.anchor.path) == MISSING]
+        gone = [s for s in states if cited_signature(ws, s.anchor.path)[0] == MISSING]
         renamed = renamed_paths(ws.root_dir, sorted({s.anchor.path for s in gone})) if gone else {}
         for state in gone:
             new_path = renamed.get(state.anchor.path)
