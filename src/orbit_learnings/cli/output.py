@@ -29,6 +29,21 @@ def is_terminal() -> bool:
     return sys.stdout.isatty()
 
 
+def agreed(question: str, *, option: str) -> bool:
+    """Ask before a write that only a flag made optional; off a terminal, refuse with a
+    usage error naming `--yes` and `--dry-run` instead of waiting on stdin. Asked on
+    stderr, so that stdout holds only the result (--json)."""
+    from orbit_learnings.core.errors import UsageError
+
+    if not sys.stdin.isatty():
+        raise UsageError(
+            f"{option} rewrites learnings: pass --yes to apply, or --dry-run to preview"
+        )
+    sys.stderr.write(f"{question} [y/N]: ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
 def warn(message: str) -> None:
     sys.stderr.write(f"orbit: warning: {message}\n")
 

@@ -11,7 +11,7 @@ import typer
 
 from orbit_learnings.cli import completion
 from orbit_learnings.cli.options import JsonFlag
-from orbit_learnings.cli.output import emit_json, info, is_terminal, render_rows
+from orbit_learnings.cli.output import agreed, emit_json, info, is_terminal, render_rows
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.anchors.record import Anchor
 from orbit_learnings.core.errors import UsageError
@@ -73,7 +73,8 @@ def anchors_command(
     ws = STATE.workspace()
     states = anchor_report(ws, [i.strip() for i in learning_ids] if learning_ids else None)
     plan = planned_moves(states) if fix else []
-    apply = bool(plan) and not dry_run and (yes or _agreed(len(plan)))
+    question = f"Rewrite {len(plan)} moved anchor(s)?"
+    apply = bool(plan) and not dry_run and (yes or agreed(question, option="--fix"))
     moved = apply_moves(ws, states) if apply else []
     if json_out:
         payload: dict[str, object] = {"anchors": [s.to_dict() for s in states]}
@@ -104,14 +105,6 @@ def _render_states(states: list[AnchorState]) -> None:
         for s in states
     ]
     render_rows(("ID", "Anchor", "State", "Now", "Similarity"), rows)
-
-
-def _agreed(count: int) -> bool:
-    if not sys.stdin.isatty():
-        raise UsageError("--fix rewrites learnings: pass --yes to apply, or --dry-run to preview")
-    sys.stderr.write(f"Rewrite {count} moved anchor(s)? [y/N]: ")
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def show_anchors(ws: Workspace, learning_id: str) -> list[dict[str, object]]:

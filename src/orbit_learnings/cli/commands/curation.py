@@ -11,6 +11,7 @@ from orbit_learnings.cli.options import (
     JsonFlag,
 )
 from orbit_learnings.cli.output import (
+    agreed,
     emit_json,
     info,
     is_terminal,
@@ -142,15 +143,8 @@ def _follow_renames(
 
 
 def _agreed(plan: list[dict[str, str]]) -> bool:
-    if not sys.stdin.isatty():
-        raise UsageError(
-            "--follow-renames rewrites learnings: pass --yes to apply, or --dry-run to preview"
-        )
     learnings = len({step["id"] for step in plan})
-    # Asked on stderr and read from stdin, so that stdout holds only the result (--json).
-    sys.stderr.write(f"Rewrite the scope of {learnings} learning(s)? [y/N]: ")
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
+    return agreed(f"Rewrite the scope of {learnings} learning(s)?", option="--follow-renames")
 
 
 def check_command(
