@@ -81,7 +81,7 @@ def _place(glob: str) -> _Place | None:
     return _Place(path, before, body[len(path) :], literal=False)
 
 
-class _Moves:
+class Moves:
     """One history query's renames, by file and by every folder they left."""
 
     def __init__(self, moves: Sequence[Moved]) -> None:
@@ -121,7 +121,7 @@ def follow(root: str, globs: Sequence[str], files: Files) -> dict[str, Rename]:
     for _ in range(MAX_HOPS):
         if not pending:
             break
-        moves = _Moves(gitutil.renames_touching(root, sorted(set(pending.values()))))
+        moves = Moves(gitutil.renames_touching(root, sorted(set(pending.values()))))
         still: dict[str, str] = {}
         for glob, path in pending.items():
             moved = moves.step(path, literal=places[glob].literal)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.core.anchors.locate import locate
 from orbit_learnings.curation import gitutil
+from orbit_learnings.curation.renames import MAX_HOPS, Moves
 from orbit_learnings.index.build import open_fresh
 from orbit_learnings.retrieval.anchors import (
     MISSING,
@@ -21,8 +22,6 @@ from orbit_learnings.retrieval.anchors import (
 )
 from orbit_learnings.store.bundles import missing
 from orbit_learnings.store.workspace import Workspace, read_workspace_text
-
-MAX_HOPS = 3  # a file renamed more often than this between two checks is left broken
 
 
 def anchor_report(ws: Workspace, ids: Sequence[str] | None = None) -> list[AnchorState]:
@@ -55,7 +54,8 @@ def _active_ids(ws: Workspace, conn: sqlite3.Connection, ids: Sequence[str] | No
 
 
 def renamed_paths(root: str, paths: Sequence[str]) -> dict[str, str]:
-    """Each gone path that git saw renamed -> where it is now (following up to three moves)."""
+    """Each gone path that git saw renamed -> where it is now (following up to
+    MAX_HOPS moves, as `prune` follows scopes)."""
     if not paths or not gitutil.is_repository(root):
         return {}
     found: dict[str, str] = {}
@@ -63,14 +63,13 @@ def renamed_paths(root: str, paths: Sequence[str]) -> dict[str, str]:
     for _ in range(MAX_HOPS):
         if not pending:
             break
-        latest: dict[str, str] = {}
-        for move in gitutil.renames_touching(root, sorted(set(pending.values()))):
-            latest.setdefault(move.old, move.new)  # newest first: the last move wins
+        moves = Moves(gitutil.renames_touching(root, sorted(set(pending.values()))))
         still: dict[str, str] = {}
         for original, current in pending.items():
-            new = latest.get(current)
-            if new is None:
+            step = moves.step(current, literal=True)
+            if step is None:
                 continue
+            new = step[0]
             if os.path.isfile(os.path.join(root, new)):
                 found[original] = new
             else:
