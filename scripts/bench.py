@@ -508,14 +508,15 @@ def settle(client: object) -> None:
         time.sleep(0.1)
 
 
+def table_head(title: str, sizes: Sequence[object]) -> list[str]:
+    """A markdown table's header (a column for each store size) and its rule."""
+    columns = " | ".join(f"{size:,} learnings" for size in sizes)
+    return [f"| {title} | {columns} |", "|---|" + "---|" * len(sizes)]
+
+
 def dashboard_markdown(results: list[dict[str, object]]) -> str:
     sizes = [r["learnings"] for r in results]
-    rows = [
-        "| dashboard API, TestClient (median / p95 ms) | "
-        + " | ".join(f"{s:,} learnings" for s in sizes)
-        + " |",
-        "|---|" + "---|" * len(sizes),
-    ]
+    rows = table_head("dashboard API, TestClient (median / p95 ms)", sizes)
     for key, label in [
         ("dashboard_first_page", "first list page, warm"),
         ("dashboard_filtered_page", "filtered page (tag + path, by votes), warm"),
@@ -795,10 +796,7 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         return f"{entry}"
 
     sizes = [r["learnings"] for r in results]
-    head = (
-        "| measurement (median / p95 ms) | " + " | ".join(f"{s:,} learnings" for s in sizes) + " |"
-    )
-    rows = [head, "|---|" + "---|" * len(sizes)]
+    rows = table_head("measurement (median / p95 ms)", sizes)
     for key, label in [
         ("path_lookup_match", "in-process path lookup, matching path"),
         ("path_lookup_miss", "in-process path lookup, no match"),
@@ -817,13 +815,7 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         + " | ".join(str(r["full_rebuild_ms"]) for r in results)
         + " |"
     )
-    proc_rows = [
-        "",
-        "| whole process (median ms, ×floor, max RSS MB) | "
-        + " | ".join(f"{s:,} learnings" for s in sizes)
-        + " |",
-        "|---|" + "---|" * len(sizes),
-    ]
+    proc_rows = ["", *table_head("whole process (median ms, ×floor, max RSS MB)", sizes)]
     for key, label in [
         ("floor", 'floor: `python -c "import sqlite3, json"`'),
         ("list_path_json", "`orbit learning list --path P --json`"),
@@ -852,13 +844,8 @@ def stale_rows(results: list[dict[str, object]]) -> list[str]:
     """Staleness, whole process, in a git repository of generated files: each run shown."""
     stale = [r["stale"] for r in results]
     files = ", ".join(f"{s['files']:,}" for s in stale)  # type: ignore[index]
-    rows = [
-        "",
-        f"| staleness, whole process (median ms; each run), {files} source files | "
-        + " | ".join(f"{r['learnings']:,} learnings" for r in results)
-        + " |",
-        "|---|" + "---|" * len(results),
-    ]
+    title = f"staleness, whole process (median ms; each run), {files} source files"
+    rows = ["", *table_head(title, [r["learnings"] for r in results])]
     for key, label in [
         ("check_stale", "`orbit learning check --stale`"),
         ("prune_json", "`orbit learning prune --json`"),
