@@ -171,3 +171,9 @@ def test_trailing_comments_are_not_code_but_strings_holding_markers_are() -> Non
     assert locate(colour, colours.replace("#fff", "#000")).state == DRIFTED
     sql = record_anchor("m.sql", "WHERE status <> 'x'; -- why\n", 1, 1, recorded=DAY)
     assert locate(sql, "WHERE status <> 'x'; -- reworded\n").state == OK
+
+
+def test_an_anchor_reads_back_from_its_stored_form() -> None:
+    for anchor in (cite_update(), record_anchor("svc.py", SERVICE, 11, 11, recorded=DAY)):
+        assert Anchor.stored(anchor.to_dict()) == anchor
+        assert Anchor.stored(anchor.to_dict()).within == anchor.within

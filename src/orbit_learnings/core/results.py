@@ -27,6 +27,7 @@ class Hit:
     """One learning in a result list: what every adapter renders."""
 
     __slots__ = (
+        "anchored",
         "explain",
         "id",
         "level",
@@ -73,6 +74,7 @@ class Hit:
         self.match_confidence: float | None = None  # text search only: chance it answers
         self.specificity: float | None = None  # scope lookups only: how narrowly it matched
         self.note: str | None = None  # pushes only: "anchor drifted: src/x.py:3-9 changed ..."
+        self.anchored = False  # cites code: a push judges its anchors before showing it
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

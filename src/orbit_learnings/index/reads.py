@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the hot path must not pay for typing imports
 
 CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
 _COLUMNS = (
-    "id, effective_status AS status, paths, tags, summary, priority, updated_at, "
+    "id, effective_status AS status, paths, tags, summary, priority, updated_at, anchored, "
     "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
 )
 _GLOBS_BY_STATUS = (
@@ -42,7 +42,7 @@ def marks(count: int) -> str:
 
 def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
     voted = row["voted"].split(",") if row["voted"] else []  # stamps never hold a comma
-    return Hit(
+    hit = Hit(
         id=row["id"],
         summary=row["summary"],
         tags=json.loads(row["tags"]),
@@ -53,6 +53,8 @@ def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
         vote_count=len(voted),
         vote_score=score(voted),
     )
+    hit.anchored = bool(row["anchored"])
+    return hit
 
 
 def hits(

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "9"
+INDEX_SCHEMA_VERSION = "10"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,7 +30,8 @@ CREATE TABLE learnings_index (
     supersedes TEXT,
     superseded_by TEXT,
     effective_superseded_by TEXT,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    anchored INTEGER NOT NULL
 );
 CREATE INDEX learnings_active ON learnings_index(effective_status)
     WHERE effective_status = 'active';

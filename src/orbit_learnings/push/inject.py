@@ -19,7 +19,6 @@ from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import tasks
-from orbit_learnings.retrieval.anchors import judge_hits
 from orbit_learnings.store.fileops import (
     append_line,
     atomic_write_text,
@@ -140,8 +139,11 @@ def select(
     if not scope and not task_text.strip():
         return Injection([], session_id, {})
     candidates = tasks.rank_for_task(ws, scope, task_text, cwd=cwd, literal_paths=literal_paths)
-    kept = [h for h in candidates if h.id not in exclude]
-    ranked = judge_hits(ws, kept, include_stale=include_stale)
+    ranked = [h for h in candidates if h.id not in exclude]
+    if any(h.anchored for h in ranked):  # only then load the anchors' code and query them
+        from orbit_learnings.retrieval.anchors import judge_hits
+
+        ranked = judge_hits(ws, ranked, include_stale=include_stale)
     if min_confidence is not None:
         from orbit_learnings.store.feedback import confidence_for
 

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from orbit_learnings.core.anchors.locate import BROKEN, DRIFTED, CodeText, Location, locate
-from orbit_learnings.core.anchors.record import Anchor, anchor_from_mapping
+from orbit_learnings.core.anchors.record import Anchor
 from orbit_learnings.core.results import Hit
 from orbit_learnings.index.anchors import AnchorRow, Verdict, anchor_rows, save_verdicts
 from orbit_learnings.index.freshness import file_signature
@@ -71,9 +71,7 @@ def states_for(
     files: dict[str, CodeText | None] = {}  # each changed file read and parsed once
     signatures: dict[str, tuple[str, str]] = {}
     for row in anchor_rows(conn, ids):
-        anchor, _ = anchor_from_mapping(row.recorded, "anchor")
-        if anchor is None:  # the index holds only validated anchors; a hand-edited index
-            continue
+        anchor = Anchor.stored(row.recorded)
         if anchor.path not in signatures:  # many anchors cite one file: one stat for all
             signatures[anchor.path] = cited_signature(ws, anchor.path)
         current, storable = signatures[anchor.path]
@@ -128,13 +126,13 @@ def cache_verdict(conn: sqlite3.Connection, ws: Workspace, state: AnchorState) -
 def judge_hits(ws: Workspace, hits: list[Hit], *, include_stale: bool = False) -> list[Hit]:
     """Before a push: a learning whose anchor is broken is held back (unless asked for),
     one whose anchor drifted keeps its place and carries a note saying so."""
-    if not hits:
+    if not any(hit.anchored for hit in hits):
         return hits
     from orbit_learnings.index.schema import open_usable
 
     conn = open_usable(ws)  # the caller's read just made it fresh: no second freshness scan
     try:
-        states = states_for(ws, conn, [h.id for h in hits])
+        states = states_for(ws, conn, [h.id for h in hits if h.anchored])
     finally:
         conn.close()
     worst: dict[str, AnchorState] = {}

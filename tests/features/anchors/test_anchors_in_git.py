@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,35 @@ def test_a_verdict_on_a_file_written_just_now_is_judged_again(repo: Path) -> Non
     target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert "anchor drifted" in hook_line(repo, "s-racy-2")
+
+
+_MODULES_AFTER_HOOK = (
+    "import io, sys; sys.stdin = io.StringIO(sys.argv[1]); "
+    "from orbit_learnings.entry import main; main(['hook', 'claude-code']); "
+    "sys.stderr.write('\\nMODULES ' + ' '.join(sys.modules))"
+)
+
+
+def hook_modules(root: Path, session: str) -> set[str]:
+    payload = HOOK_PAYLOAD.read_text(encoding="utf-8").replace("{root}", str(root))
+    payload = payload.replace("{session}", session).replace(
+        "billing/invoice.py", "src/orders/service.py"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER_HOOK, payload],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert '"L-0001' in proc.stdout or "L-0001 (" in proc.stdout  # the learning was pushed
+    return set(proc.stderr.rsplit("MODULES ", 1)[1].split())
+
+
+def test_only_a_push_with_an_anchored_learning_loads_the_anchors_code(repo: Path) -> None:
+    assert "orbit_learnings.core.anchors.locate" in hook_modules(repo, "s-modules-1")
+    update = run_orbit(
+        "learning", "update", "L-0001", "--no-anchor", "--path", "src/orders/**", cwd=repo
+    )
+    assert update.code == 0, update.err
+    assert "orbit_learnings.core.anchors.locate" not in hook_modules(repo, "s-modules-2")

@@ -79,6 +79,22 @@ class Anchor:
         data["line_hashes"] = " ".join(self.line_hashes)
         return data
 
+    @classmethod
+    def stored(cls, data: Mapping[str, Any]) -> Anchor:
+        """The inverse of `to_dict`, for what the index holds: it stores only anchors that
+        passed `anchor_from_mapping`, so a push does not validate them again."""
+        start, _, end = str(data["lines"]).partition("-")
+        return cls(
+            data["path"],
+            int(start),
+            int(end or start),
+            fingerprint=data["fingerprint"],
+            line_hashes=tuple(data["line_hashes"].split()),
+            recorded=data["recorded"],
+            symbol=data.get("symbol"),
+            within=data.get("within"),
+        )
+
     def moved_to(self, path: str, start: int, end: int) -> Anchor:
         """The same citation at a new place: the fingerprint and date are the recorded ones."""
         return Anchor(
