@@ -124,20 +124,29 @@ def main() -> int:
 
 
 def drifted_pushes(root: Path, repeats: int) -> dict[str, float]:
-    """Edit the hot file so its anchors drift: the first hook re-judges them, later ones
-    read the cached verdicts."""
+    """Edit the hot file so its anchors drift: the first hook re-judges them; so does one
+    within a second of the edit and the first after it (the index's racy rule: a verdict
+    on a file that young is not kept); later hooks read the cached verdicts."""
     argv, stdin = commands(root)["hook claude-code"]
     target = root / HOT_FILE
-    first, cached = [], []
+    samples: dict[str, list[float]] = {name: [] for name in DRIFT_ROWS}
     for round_number in range(repeats):
         target.write_text(code_file(round_number + 1).replace("retries=retries", "retries=1"))
-        start = time.perf_counter()
-        run_process(argv, root, stdin)
-        first.append((time.perf_counter() - start) * 1000)
-        start = time.perf_counter()
-        run_process(argv, root, stdin)
-        cached.append((time.perf_counter() - start) * 1000)
-    return {"hook after the edit (re-judged)": median(first), "next hook (cached)": median(cached)}
+        for name in DRIFT_ROWS:
+            if name == DRIFT_ROWS[2]:
+                time.sleep(1.1)  # past the racy window
+            start = time.perf_counter()
+            run_process(argv, root, stdin)
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: median(values) for name, values in samples.items()}
+
+
+DRIFT_ROWS = (
+    "hook after the edit (re-judged)",
+    "next hook, within a second of the edit (racy: re-judged)",
+    "first hook once the file settled (re-judged, now kept)",
+    "later hooks (cached)",
+)
 
 
 def markdown(result: dict[str, object]) -> str:
