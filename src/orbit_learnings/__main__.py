@@ -1,5 +1,5 @@
 """Allow ``python -m orbit_learnings``."""
 
-from orbit_learnings.entry import main
+from orbit_learnings.entry import console
 
-raise SystemExit(main())
+console()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -222,6 +223,56 @@ def test_lean_and_full_cli_give_identical_output(example: Path) -> None:
     assert lean.code == full.code == 0
     assert json.loads(lean.out) == json.loads(full.out)
     assert [r["id"] for r in json.loads(lean.out)["results"]] == ["L-0003", "L-0007", "L-0014"]
+
+
+def _many_learnings(root: Path) -> None:
+    from tests.testing import add_learning
+
+    for n in range(400):
+        add_learning(root, f"lesson {n:03d} " + "about the billing retries " * 6)
+
+
+def _buffered_env() -> dict[str, str]:
+    """The environment without PYTHONUNBUFFERED, as an agent runs a hook: stdout is then
+    block-buffered, so an exit that skipped the flush would lose the answer's tail."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def test_the_quick_exit_delivers_an_answer_larger_than_a_pipe_whole(workspace: Path) -> None:
+    """The lean path leaves with `os._exit`: whatever is still buffered must be flushed first."""
+    _many_learnings(workspace)
+    args = [str(ORBIT_BIN), "learning", "list", "--json"]
+    env = _buffered_env()
+    lean = subprocess.run(args, cwd=workspace, env=env, capture_output=True, text=True)
+    assert lean.returncode == 0 and len(lean.stdout) > 128 * 1024
+    assert len(json.loads(lean.stdout)["results"]) == 400
+    small = subprocess.run(
+        [*args[:-1], "--limit", "1", "--json"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert len(json.loads(small.stdout)["results"]) == 1  # all of it still in the buffer
+    full = run_orbit("--debug", "learning", "list", "--json", cwd=workspace)
+    assert json.loads(full.out) == json.loads(lean.stdout)
+
+
+def test_a_reader_that_goes_away_early_is_no_error(workspace: Path) -> None:
+    _many_learnings(workspace)
+    proc = subprocess.Popen(
+        [str(ORBIT_BIN), "learning", "list", "--json"],
+        cwd=workspace,
+        env=_buffered_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(1) == b"{"
+    proc.stdout.close()  # like `| head -c 1`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err and "Exception ignored" not in err
 
 
 def test_lean_path_errors_match_the_full_cli(workspace: Path) -> None:

@@ -62,8 +62,10 @@ def hits(
     ids: Sequence[str] | None,
     statuses: Sequence[str],
     ws: Workspace | None = None,
+    score: ranking.VoteScorer | None = None,
 ) -> list[Hit]:
-    """Rows for these ids (all when None) as hits, their votes first brought up to date."""
+    """Rows for these ids (all when None) as hits, their votes first brought up to date
+    (when given the workspace), scored by `score` (the query's moment) or now."""
     if ids is None:
         sql = f"SELECT id FROM learnings_index WHERE effective_status IN ({marks(len(statuses))})"
         ids = [r[0] for r in conn.execute(sql, list(statuses))]
@@ -72,7 +74,7 @@ def hits(
     if ws is not None:
         refresh_votes(conn, ws, list(ids))
     found: list[Hit] = []
-    score = ranking.VoteScorer()
+    score = score or ranking.VoteScorer()
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         sql = (
@@ -81,6 +83,24 @@ def hits(
             f" AND id IN ({marks(len(chunk))})"
         )
         found += [_hit(r, score) for r in conn.execute(sql, [*statuses, *chunk])]
+    return found
+
+
+def tie_breakers(
+    conn: sqlite3.Connection, ids: Sequence[str], statuses: Sequence[str]
+) -> list[tuple[str, str, list[str]]]:
+    """(id, updated_at, vote stamps) of each of these learnings: what ordering them by
+    votes and recency needs, without building a hit (and parsing its JSON) for each."""
+    found: list[tuple[str, str, list[str]]] = []
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        rows = conn.execute(
+            "SELECT id, updated_at, (SELECT GROUP_CONCAT(voted_at) FROM votes v"
+            " WHERE v.learning_id = learnings_index.id) FROM learnings_index"
+            f" WHERE effective_status IN ({marks(len(statuses))}) AND id IN ({marks(len(chunk))})",
+            [*statuses, *chunk],
+        )
+        found += [(r[0], r[1], r[2].split(",") if r[2] else []) for r in rows]
     return found
 
 

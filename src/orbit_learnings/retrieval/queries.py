@@ -244,13 +244,7 @@ def search_text(
         hits = [h for h in hits if found.feedback[h.id][0] >= min_confidence]
     for hit in hits:
         scored = found.matched[hit.id]
-        parts = search.combine(
-            scored.relevance,
-            hit.vote_score,
-            hit.updated_at,
-            found.feedback[hit.id][0],
-            weights,
-        )
+        parts = found.parts[hit.id]
         hit.score = parts["total"]
         hit.matched_by = [f"text:{scored.tier}"]
         if explain:
@@ -302,6 +296,8 @@ class _TextCandidates:
         self.hits: list[Hit] = []
         self.matched: dict[str, Any] = {}
         self.feedback: dict[str, Any] = {}
+        self.parts: dict[str, dict[str, float]] = {}  # id -> its score, part by part
+        self.scorer = ranking.VoteScorer()  # one moment for every vote and date of the query
         self.warnings: list[Problem] = []
         self.profile = confidence.EMPTY_PROFILE
 
@@ -322,14 +318,43 @@ class _TextCandidates:
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
             ids = scoring.contenders(scored, self.keep, self.weights)
-            found = reads.hits(index.conn, ids, self.statuses, store_ws)
-            ids = [h.id for h in found]
+            refresh_votes(index.conn, store_ws, ids)
             self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
+            if self.keep is not None and len(ids) > self.keep:
+                ids = self._best(index.conn, ids, scored)
+            found = reads.hits(index.conn, ids, self.statuses, score=self.scorer)
             self.warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
+            if hit.id not in self.parts:
+                self.parts[hit.id] = self._combine(
+                    scored[hit.id].relevance, hit.vote_score, hit.updated_at, hit.id
+                )
         self.matched.update(scored)
         self.hits += found
+
+    def _best(self, conn: sqlite3.Connection, ids: list[str], scored: dict[str, Any]) -> list[str]:
+        """The first `keep` of these contenders by their whole score, worked out from their
+        dates and vote stamps alone: text often ties (a hundred learnings alike word for
+        word), and building a hit for each of them was most of a search's ranking time."""
+        for learning_id, updated_at, stamps in reads.tie_breakers(conn, ids, self.statuses):
+            self.parts[learning_id] = self._combine(
+                scored[learning_id].relevance, self.scorer(stamps), updated_at, learning_id
+            )
+        ranked = sorted(
+            (i for i in ids if i in self.parts), key=lambda i: (-self.parts[i]["total"], i)
+        )
+        return ranked[: self.keep]
+
+    def _combine(
+        self, relevance: float, vote_score: float, updated_at: str, learning_id: str
+    ) -> dict[str, float]:
+        from orbit_learnings.retrieval.scoring import combine
+
+        confidence = self.feedback[learning_id][0]  # every contender's was read
+        return combine(
+            relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
+        )
 
 
 def _keep_confident(result: Result, ranked: list[Hit]) -> None:

@@ -383,11 +383,12 @@ def combine(
     updated_at: str,
     confidence: float,
     weights: dict[str, float],
+    now: float | None = None,
 ) -> dict[str, float]:
     parts = {
         "text": weights["text"] * relevance,
         "votes": weights["votes"] * (1.0 - math.exp(-vote_score / 3.0)),
-        "recency": weights["recency"] * recency_bonus(updated_at),
+        "recency": weights["recency"] * recency_bonus(updated_at, now),
         "helpfulness": weights["helpfulness"] * (confidence - 0.5) * 2.0,
     }
     parts["total"] = sum(parts.values())
