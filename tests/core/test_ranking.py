@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orbit_learnings.core import ranking
 from orbit_learnings.core.ranking import VoteScorer, rank, vote_score
@@ -114,3 +116,34 @@ def test_specificity_orders_exact_file_then_narrow_then_broad_globs() -> None:
 def test_any_match_is_worth_something_even_everywhere() -> None:
     assert ranking.glob_specificity("**", "a/b/c.py") == ranking.MIN_SPECIFICITY
     assert ranking.glob_specificity("a/b/c.py/", "a/b/c.py") == 1.0  # slashes do not matter
+
+
+_STAMPS = st.lists(
+    st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2026, 6, 30)).map(
+        lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")
+    ),
+    max_size=30,
+)
+
+
+@given(stamps=_STAMPS, life=st.sampled_from([0.0, 0.5, 1.0, 30.0, 180.0, 3650.0]))
+def test_a_digest_scores_votes_as_their_stamps_do(stamps: list[str], life: float) -> None:
+    """The index ranks by the digest; it must give the score the stamps give."""
+    scorer = VoteScorer(NOW, life)
+    count, newest, decayed = ranking.digest(stamps, life)
+    assert count == len(stamps)
+    if not stamps:
+        return
+    assert scorer.digested(count, newest, decayed, life) == pytest.approx(
+        scorer(stamps), rel=1e-12, abs=1e-300
+    )
+
+
+def test_a_digest_declines_what_it_cannot_answer_exactly() -> None:
+    count, newest, decayed = ranking.digest([DAY_BEFORE], 180.0)
+    assert VoteScorer(NOW, 30.0).digested(count, newest, decayed, 180.0) is None  # other life
+    future = ranking.digest(["2026-07-02T00:00:00Z", DAY_BEFORE], 180.0)
+    assert VoteScorer(NOW, 180.0).digested(*future, 180.0) is None  # a vote after "now"
+    assert VoteScorer(NOW, 180.0).digested(count, newest, decayed, 180.0) == pytest.approx(
+        vote_score([DAY_BEFORE], NOW, 180.0)
+    )

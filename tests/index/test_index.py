@@ -428,3 +428,37 @@ def test_a_parallel_rebuild_indexes_exactly_what_a_serial_one_does(
     assert dump() == serial
     assert any("status must be one of" in p for p in serial[1])
     assert len(serial[0]) == 11 + 11 + 11
+
+
+@pytest.mark.parametrize(
+    "stamps",
+    [
+        ["2024-01-01T00:00:00Z", "2025-06-01T12:00:00Z", "2025-06-01T12:00:00Z"],
+        ["2024-01-01T00:00:00Z", "2999-01-01T00:00:00Z"],  # one stamped in the future
+    ],
+)
+def test_vote_scores_follow_the_stamps_whatever_half_life_reads_them(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, stamps: list[str]
+) -> None:
+    """The index keeps a digest of each learning's votes, made with the half-life of the
+    process that indexed them; a reader with another half-life, or a vote newer than now,
+    must still get the score the stamps give."""
+    from orbit_learnings.core.ranking import vote_score
+
+    ws = Workspace(workspace)
+    add(ws)
+    rows_written = [
+        {"learning_id": "L-0001", "voter_model": f"m{n}", "voted_at": at, "task_id": f"T{n}"}
+        for n, at in enumerate(stamps)
+    ]
+    (ws.bundle_dir("L-0001") / "votes.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows_written)
+    )
+    index.sync(ws)
+    for life in ("180", "30", "0"):
+        monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", life)
+        (hit,) = queries.list_learnings(ws).hits
+        assert hit.vote_count == len(stamps)
+        assert hit.vote_score == pytest.approx(vote_score(stamps, None, float(life)), rel=1e-9)
+        (found,) = queries.search_text(ws, "Lesson").hits
+        assert found.vote_score == pytest.approx(hit.vote_score, rel=1e-9)

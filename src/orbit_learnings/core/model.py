@@ -279,7 +279,6 @@ class _Checker:
             items.append(Evidence(str(kind), str(ref)))
         return tuple(items)
 
-
     def anchors(self, values: Any) -> tuple[Anchor, ...]:
         if values is None:
             return ()

@@ -23,9 +23,10 @@ if TYPE_CHECKING:  # the hot path must not pay for typing imports
 
 CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
 _COLUMNS = (
-    "id, effective_status AS status, paths, tags, summary, priority, updated_at, anchored, "
-    "(SELECT GROUP_CONCAT(voted_at) FROM votes v WHERE v.learning_id = learnings_index.id) AS voted"
+    "id, effective_status AS status, paths, tags, summary, priority, updated_at, anchored,"
+    " d.count, d.newest, d.decayed, d.half_life"
 )
+_WITH_DIGESTS = "learnings_index LEFT JOIN vote_digests d ON d.learning_id = learnings_index.id"
 _GLOBS_BY_STATUS = (
     "SELECT g.learning_id, g.{column} FROM globs g"
     " JOIN learnings_index l ON l.id = g.learning_id"
@@ -40,8 +41,7 @@ def marks(count: int) -> str:
 # --- result lists -------------------------------------------------------------
 
 
-def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
-    voted = row["voted"].split(",") if row["voted"] else []  # stamps never hold a comma
+def _hit(conn: sqlite3.Connection, row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
     hit = Hit(
         id=row["id"],
         summary=row["summary"],
@@ -50,11 +50,31 @@ def _hit(row: sqlite3.Row, score: ranking.VoteScorer) -> Hit:
         status=row["status"],
         updated_at=row["updated_at"],
         priority=int(row["priority"]),
-        vote_count=len(voted),
-        vote_score=score(voted),
+        vote_count=row["count"] or 0,
+        vote_score=_vote_score(
+            conn, row["id"], (row["count"], row["newest"], row["decayed"], row["half_life"]), score
+        ),
     )
     hit.anchored = bool(row["anchored"])
     return hit
+
+
+def _vote_score(
+    conn: sqlite3.Connection,
+    learning_id: str,
+    digested: tuple[int | None, float, float, float],
+    score: ranking.VoteScorer,
+) -> float:
+    """A learning's decayed vote score from its digest (count, newest, decayed, half-life),
+    or from its stamps when the digest cannot say exactly."""
+    count, newest, decayed, life = digested
+    if not count:
+        return 0.0
+    exact = score.digested(count, newest, decayed, life)
+    if exact is not None:
+        return exact
+    rows = conn.execute("SELECT voted_at FROM votes WHERE learning_id = ?", (learning_id,))
+    return score([r[0] for r in rows])
 
 
 def hits(
@@ -78,29 +98,31 @@ def hits(
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         sql = (
-            f"SELECT {_COLUMNS} FROM learnings_index"
+            f"SELECT {_COLUMNS} FROM {_WITH_DIGESTS}"
             f" WHERE effective_status IN ({marks(len(statuses))})"
             f" AND id IN ({marks(len(chunk))})"
         )
-        found += [_hit(r, score) for r in conn.execute(sql, [*statuses, *chunk])]
+        found += [_hit(conn, r, score) for r in conn.execute(sql, [*statuses, *chunk]).fetchall()]
     return found
 
 
 def tie_breakers(
-    conn: sqlite3.Connection, ids: Sequence[str], statuses: Sequence[str]
-) -> list[tuple[str, str, list[str]]]:
-    """(id, updated_at, vote stamps) of each of these learnings: what ordering them by
+    conn: sqlite3.Connection,
+    ids: Sequence[str],
+    statuses: Sequence[str],
+    score: ranking.VoteScorer,
+) -> list[tuple[str, str, float]]:
+    """(id, updated_at, vote score) of each of these learnings: what ordering them by
     votes and recency needs, without building a hit (and parsing its JSON) for each."""
-    found: list[tuple[str, str, list[str]]] = []
+    found: list[tuple[str, str, float]] = []
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         rows = conn.execute(
-            "SELECT id, updated_at, (SELECT GROUP_CONCAT(voted_at) FROM votes v"
-            " WHERE v.learning_id = learnings_index.id) FROM learnings_index"
+            f"SELECT id, updated_at, d.count, d.newest, d.decayed, d.half_life FROM {_WITH_DIGESTS}"
             f" WHERE effective_status IN ({marks(len(statuses))}) AND id IN ({marks(len(chunk))})",
             [*statuses, *chunk],
-        )
-        found += [(r[0], r[1], r[2].split(",") if r[2] else []) for r in rows]
+        ).fetchall()
+        found += [(r[0], r[1], _vote_score(conn, r[0], tuple(r)[2:], score)) for r in rows]
     return found
 
 

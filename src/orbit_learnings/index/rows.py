@@ -11,6 +11,7 @@ import os
 import sqlite3
 
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
+from orbit_learnings.core.ranking import digest, half_life_days
 from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
@@ -111,11 +112,9 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
             display = bundle_display(folder, VOTES_FILE)
             _, storable = votes_signature(ws, folder)  # before reading: later appends show
             votes, problems = read_votes(bundle, folder, display)
-            conn.execute("DELETE FROM votes WHERE learning_id = ?", (folder,))
-            conn.executemany(
-                "INSERT OR IGNORE INTO votes VALUES (?,?,?,?)",
-                [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes],
-            )
+            for table in ("votes", "vote_digests"):
+                conn.execute(f"DELETE FROM {table} WHERE learning_id = ?", (folder,))
+            insert_votes(conn, folder, votes)
             conn.execute("DELETE FROM problems WHERE folder = ? AND kind = 'votes'", (folder,))
             conn.executemany(
                 "INSERT INTO problems VALUES (?,?,?,?,?,?)",
@@ -144,6 +143,7 @@ def delete_folder(conn: sqlite3.Connection, folder: str) -> None:
         ("globs", "learning_id"),
         ("tags", "learning_id"),
         ("votes", "learning_id"),
+        ("vote_digests", "learning_id"),
         ("files", "folder"),
         ("problems", "folder"),
         ("code_anchors", "learning_id"),
@@ -217,10 +217,7 @@ def _insert_record(
     conn.executemany(
         "INSERT INTO tags VALUES (?,?,?)", [(record.id, t, t.casefold()) for t in record.tags]
     )
-    conn.executemany(
-        "INSERT INTO votes VALUES (?,?,?,?)",
-        [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes],
-    )
+    insert_votes(conn, record.id, votes)
     conn.executemany(
         "INSERT INTO code_anchors (learning_id, position, path, anchor) VALUES (?,?,?,?)",
         [(record.id, n, a.path, json.dumps(a.to_dict())) for n, a in enumerate(record.anchors)],
@@ -231,6 +228,21 @@ def _insert_record(
             (rowid, record.id, record.summary, record.body, " ".join(record.tags)),
         )
     return problems
+
+
+def insert_votes(conn: sqlite3.Connection, learning_id: str, votes: list[Any]) -> None:
+    """One learning's vote rows and their digest (`core.ranking.digest`), which ranking
+    reads instead of the rows. A repeated vote counts once, as the table keeps it."""
+    rows = [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes]
+    conn.executemany("INSERT OR IGNORE INTO votes VALUES (?,?,?,?)", rows)
+    kept = {(model, task): at for _, model, task, at in reversed(rows)}  # the first of each
+    life = half_life_days()
+    count, newest, decayed = digest(kept.values(), life)
+    if count:
+        conn.execute(
+            "INSERT INTO vote_digests VALUES (?,?,?,?,?)",
+            (learning_id, count, newest, decayed, life),
+        )
 
 
 def _scope_globs(record: Learning) -> list[str]:

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "10"
+INDEX_SCHEMA_VERSION = "11"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,6 +48,8 @@ CREATE INDEX tags_learning ON tags(learning_id);
 CREATE TABLE votes (learning_id TEXT NOT NULL, voter_model TEXT NOT NULL,
                     task_id TEXT NOT NULL, voted_at TEXT NOT NULL,
                     PRIMARY KEY (learning_id, voter_model, task_id));
+CREATE TABLE vote_digests (learning_id TEXT PRIMARY KEY, count INTEGER NOT NULL,
+                           newest REAL NOT NULL, decayed REAL NOT NULL, half_life REAL NOT NULL);
 CREATE TABLE files (folder TEXT PRIMARY KEY, signature TEXT NOT NULL,
                     votes_signature TEXT NOT NULL DEFAULT '-');
 CREATE TABLE problems (folder TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
@@ -82,6 +84,7 @@ TABLES = (
     "globs",
     "tags",
     "votes",
+    "vote_digests",
     "files",
     "problems",
     "code_anchors",

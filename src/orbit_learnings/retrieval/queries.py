@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
 
+    from orbit_learnings.retrieval.candidates import TextCandidates
+
 
 def known_tags(ws: Workspace) -> list[str]:
     """Every tag of an active learning in the project store, as written."""
@@ -199,16 +201,6 @@ def _vote_contenders(conn: sqlite3.Connection, ids: list[str], keep: int) -> lis
     return [i for i in ids if high[i] >= floor]
 
 
-def _embed_what_changed(conn: sqlite3.Connection) -> None:
-    """With the model installed, the index's vectors follow the files like its other rows:
-    a search embeds the few learnings that changed (~20 ms each); a bulk import waits
-    for `orbit learning sync` or `embed`, which show progress, and is searched meanwhile
-    with the vectors it has."""
-    from orbit_learnings.retrieval import semantic
-
-    semantic.embed(conn, at_most=semantic.EMBED_ON_SEARCH)
-
-
 def search_text(
     ws: Workspace,
     text: str,
@@ -228,6 +220,7 @@ def search_text(
     threshold are left out and the best of them is kept as `weakest_left_out`.
     """
     from orbit_learnings.retrieval import scoring as search
+    from orbit_learnings.retrieval.candidates import TextCandidates
     from orbit_learnings.store import config
 
     statuses = parse_status(status, include_all=include_all)
@@ -236,7 +229,7 @@ def search_text(
     # `limit` (+1: the last one's confidence looks at the one after it); a feedback
     # threshold looks at every candidate.
     keep = limit + 1 if limit is not None and limit > 0 and min_confidence is None else None
-    found = _TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
+    found = TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
     for store_ws in _stores(ws, level):
         found.collect(store_ws)
     hits = found.hits
@@ -276,87 +269,6 @@ def _holds_anything(ws: Workspace) -> bool:
         return False
 
 
-class _TextCandidates:
-    """What one text query finds across the stores, with what scoring needs of each."""
-
-    def __init__(
-        self,
-        text: str,
-        statuses: Sequence[str],
-        tags: Sequence[str],
-        glossary: Any,
-        weights: dict[str, float],
-        keep: int | None,
-    ) -> None:
-        from orbit_learnings.retrieval import confidence, scoring
-
-        self.text, self.statuses, self.tags, self.glossary = text, statuses, tags, glossary
-        self.weights, self.keep = weights, keep  # keep: how many places matter (None: all)
-        self.use_vectors = scoring.semantic_enabled()
-        self.hits: list[Hit] = []
-        self.matched: dict[str, Any] = {}
-        self.feedback: dict[str, Any] = {}
-        self.parts: dict[str, dict[str, float]] = {}  # id -> its score, part by part
-        self.scorer = ranking.VoteScorer()  # one moment for every vote and date of the query
-        self.warnings: list[Problem] = []
-        self.profile = confidence.EMPTY_PROFILE
-
-    def collect(self, store_ws: Workspace) -> None:
-        """One store's candidates. Pruning per store is safe: a candidate among the first
-        `keep` of all stores is among the first `keep` of its own."""
-        from orbit_learnings.index import feedback
-        from orbit_learnings.retrieval import confidence, scoring
-
-        with open_fresh(store_ws) as index:
-            match = scoring.text_matches(
-                index.conn, self.text, self.statuses, self.tags, self.glossary
-            )
-            scored = match.scored
-            if self.use_vectors:
-                _embed_what_changed(index.conn)
-                scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
-                match.semantic = True
-            self.profile = confidence.query_profile(match, self.profile)
-            ids = scoring.contenders(scored, self.keep, self.weights)
-            refresh_votes(index.conn, store_ws, ids)
-            self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
-            if self.keep is not None and len(ids) > self.keep:
-                ids = self._best(index.conn, ids, scored)
-            found = reads.hits(index.conn, ids, self.statuses, score=self.scorer)
-            self.warnings += index.warnings
-        for hit in found:
-            hit.level = store_ws.level
-            if hit.id not in self.parts:
-                self.parts[hit.id] = self._combine(
-                    scored[hit.id].relevance, hit.vote_score, hit.updated_at, hit.id
-                )
-        self.matched.update(scored)
-        self.hits += found
-
-    def _best(self, conn: sqlite3.Connection, ids: list[str], scored: dict[str, Any]) -> list[str]:
-        """The first `keep` of these contenders by their whole score, worked out from their
-        dates and vote stamps alone: text often ties (a hundred learnings alike word for
-        word), and building a hit for each of them was most of a search's ranking time."""
-        for learning_id, updated_at, stamps in reads.tie_breakers(conn, ids, self.statuses):
-            self.parts[learning_id] = self._combine(
-                scored[learning_id].relevance, self.scorer(stamps), updated_at, learning_id
-            )
-        ranked = sorted(
-            (i for i in ids if i in self.parts), key=lambda i: (-self.parts[i]["total"], i)
-        )
-        return ranked[: self.keep]
-
-    def _combine(
-        self, relevance: float, vote_score: float, updated_at: str, learning_id: str
-    ) -> dict[str, float]:
-        from orbit_learnings.retrieval.scoring import combine
-
-        confidence = self.feedback[learning_id][0]  # every contender's was read
-        return combine(
-            relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
-        )
-
-
 def _keep_confident(result: Result, ranked: list[Hit]) -> None:
     """The confident hits; the best one left out is exact whenever no hit is kept (the
     only time it is shown), since the ranked list holds every contender for the top."""
@@ -366,7 +278,7 @@ def _keep_confident(result: Result, ranked: list[Hit]) -> None:
     result.hits = [h for h in result.hits if confident(h.match_confidence)]
 
 
-def _attach_match_confidence(hits: list[Hit], found: _TextCandidates, *, explain: bool) -> None:
+def _attach_match_confidence(hits: list[Hit], found: TextCandidates, *, explain: bool) -> None:
     from orbit_learnings.retrieval import confidence
 
     rows = confidence.features([found.matched[h.id] for h in hits], found.profile)

@@ -11,8 +11,26 @@ import re
 # Full-line comment markers by file extension; a trailing comment still counts as code.
 _COMMENT_PREFIXES = {
     "#": (".py", ".pyi", ".sh", ".bash", ".rb", ".yaml", ".yml", ".toml", ".r", ".pl", ".cfg"),
-    "//": (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cc", ".cpp",
-           ".hpp", ".cs", ".swift", ".kt", ".scala", ".dart", ".php"),
+    "//": (
+        ".js",
+        ".jsx",
+        ".ts",
+        ".tsx",
+        ".go",
+        ".rs",
+        ".java",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".swift",
+        ".kt",
+        ".scala",
+        ".dart",
+        ".php",
+    ),
     "--": (".sql", ".lua", ".hs"),
 }
 _WHITESPACE = re.compile(r"\s+")

@@ -120,8 +120,10 @@ def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = No
         return Location(state, where, anchor.start, anchor.end, 1.0)
     name = anchor.symbol or anchor.within
     symbol_lines = code.symbol(name) if name else None
-    if anchor.symbol and symbol_lines and norm.fingerprint(*norm.between(*symbol_lines)) == (
-        anchor.fingerprint
+    if (
+        anchor.symbol
+        and symbol_lines
+        and norm.fingerprint(*norm.between(*symbol_lines)) == (anchor.fingerprint)
     ):  # cited by name: the unchanged definition is where the anchor points, wherever it is
         state = OK if where == anchor.path else MOVED
         return Location(state, where, *symbol_lines, 1.0)
