@@ -639,12 +639,33 @@ def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str],
     }
 
 
+# The floor plus `_PHASES`'s bare-stat loop, as a whole process run in a store's root: what
+# a command that checks freshness by stat pays at least, before any of its own work.
+_STAT_FLOOR_PROCESS = """
+import sqlite3, json, os
+folder = ".orbit/learnings"
+fd = os.open(folder, os.O_RDONLY)
+for name in os.listdir(folder):
+    if name[0] != ".":
+        os.stat(name + "/learning.yaml", dir_fd=fd)
+os.close(fd)
+"""
+HOT_COMMANDS = (
+    "search_kind_learning_json",
+    "learning_search_json",
+    "list_path_json",
+    "inject",
+    "hook_claude_code",
+)
+
+
 def bench_reads(
     count: int, versions: dict[str, Path], runs: int, repeats: int, proc_repeats: int
 ) -> list[dict[str, object]]:
     """`runs` interleaved runs of each version's read paths, on a store per version (the
     same content; each keeps its own index): the in-process search phases with the
-    bare-stat floor beside the freshness check, and whole processes beside the floor."""
+    bare-stat floor beside the freshness check, and whole processes beside the floor
+    and beside the floor plus the bare-stat loop."""
     import compileall
 
     for src in versions.values():  # with PYTHONDONTWRITEBYTECODE, stale bytecode recompiles per run
@@ -668,53 +689,82 @@ def bench_reads(
             for name in versions:
                 run_process([*launchers[name], "learning", "sync"], roots[name], env=envs[name])
         modules = {n: _search_modules(src, roots[n], envs[n]) for n, src in versions.items()}
-        commands: dict[str, tuple[list[str], str | None, Path, dict[str, str] | None]] = {
-            "floor": ([sys.executable, "-c", "import sqlite3, json"], None, tmp, None)
-        }
-        for name in versions:
-            for key, (args, stdin) in read_commands(launchers[name], roots[name]).items():
-                commands[f"{name}:{key}"] = (args, stdin, roots[name], envs[name])
-        actions = {
-            key: (lambda a=args, s=stdin, c=cwd, e=env: run_process(a, c, s, e))
-            for key, (args, stdin, cwd, env) in commands.items()
-        }
+        actions = read_actions(launchers, roots, envs, tmp)
         results: list[dict[str, object]] = []
         for run in range(runs):
             print(f"  run {run + 1} of {runs} at {count} learnings", file=sys.stderr)
             entry: dict[str, object] = {"learnings": count, "run": run + 1}
             for text in READ_QUERIES:
                 for name, src in versions.items():
-                    code = _PHASES.format(
-                        src=str(src),
-                        modules=modules[name],
-                        root=str(roots[name]),
-                        text=text,
-                        repeats=repeats,
-                    )
-                    child = subprocess.run(
-                        [sys.executable, "-c", code],
-                        cwd=roots[name],
-                        capture_output=True,
-                        text=True,
-                        check=False,
-                        env=envs[name],
-                    )
-                    if child.returncode:
-                        raise SystemExit(f"{name}: the phases failed:\n{child.stderr}")
-                    out = child.stdout
-                    phases = {k: round(v, 2) for k, v in json.loads(out).items()}
+                    phases = read_phases(src, modules[name], roots[name], envs[name], text, repeats)
                     entry[f"{name}:phases:{text}"] = phases
-            samples = samples_alternating(actions, proc_repeats)
-            floor = statistics.median(samples["floor"])
-            entry["floor_ms"] = round(floor, 2)
-            for key, values in samples.items():
-                if key != "floor":
-                    median = statistics.median(values)
-                    entry[key] = {"median_ms": round(median, 2), "ratio": round(median / floor, 2)}
+            entry |= process_medians(samples_alternating(actions, proc_repeats))
             results.append(entry)
         return results
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_actions(
+    launchers: dict[str, list[str]],
+    roots: dict[str, Path],
+    envs: dict[str, dict[str, str]],
+    tmp: Path,
+) -> dict[str, Callable[[], object]]:
+    """The whole processes `bench_reads` times, interleaved: the floor, the floor plus the
+    bare-stat loop (in the first version's store: all hold the same content), and each
+    version's hot commands."""
+    first = next(iter(roots))
+    commands: dict[str, tuple[list[str], str | None, Path, dict[str, str] | None]] = {
+        "floor": ([sys.executable, "-c", "import sqlite3, json"], None, tmp, None),
+        "stat_floor_process": (
+            [sys.executable, "-c", _STAT_FLOOR_PROCESS],
+            None,
+            roots[first],
+            None,
+        ),
+    }
+    for name, launcher in launchers.items():
+        for key, (args, stdin) in read_commands(launcher, roots[name]).items():
+            commands[f"{name}:{key}"] = (args, stdin, roots[name], envs[name])
+    return {
+        key: (lambda a=args, s=stdin, c=cwd, e=env: run_process(a, c, s, e))
+        for key, (args, stdin, cwd, env) in commands.items()
+    }
+
+
+def read_phases(
+    src: Path, modules: list[str], root: Path, env: dict[str, str], text: str, repeats: int
+) -> dict[str, float]:
+    """The in-process search phases of one version (a child running `_PHASES`), in ms."""
+    code = _PHASES.format(src=str(src), modules=modules, root=str(root), text=text, repeats=repeats)
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    if child.returncode:
+        raise SystemExit(f"{src}: the phases failed:\n{child.stderr}")
+    return {k: round(v, 2) for k, v in json.loads(child.stdout).items()}
+
+
+def process_medians(samples: dict[str, list[float]]) -> dict[str, object]:
+    """One run's whole-process medians: the floor's in ms; every other process's median
+    and ratio to the floor; and each hot command's ms above the floor plus stat loop."""
+    floor = statistics.median(samples["floor"])
+    stat_floor = statistics.median(samples["stat_floor_process"])
+    medians: dict[str, object] = {"floor_ms": round(floor, 2)}
+    for key, values in samples.items():
+        if key != "floor":
+            median = statistics.median(values)
+            stats = {"median_ms": round(median, 2), "ratio": round(median / floor, 2)}
+            if key != "stat_floor_process":
+                stats["above_stat_floor_process_ms"] = round(median - stat_floor, 2)
+            medians[key] = stats
+    return medians
 
 
 def reads_markdown(results: list[dict[str, object]], versions: list[str]) -> str:
@@ -756,16 +806,34 @@ def reads_markdown(results: list[dict[str, object]], versions: list[str]) -> str
         lambda r, n: float(str(r["floor_ms"])),
         " ms",
     )
-    for key in (
-        "search_kind_learning_json",
-        "learning_search_json",
-        "list_path_json",
-        "inject",
-        "hook_claude_code",
-    ):
+    stat_floor_rows(row)
+    for key in HOT_COMMANDS:
         row(f"{key}, × floor", lambda r, n, k=key: float(r[f"{n}:{k}"]["ratio"]), "")  # type: ignore[index]
         row(f"{key}, ms", lambda r, n, k=key: float(r[f"{n}:{k}"]["median_ms"]), " ms")  # type: ignore[index]
     return "\n".join(lines)
+
+
+def stat_floor_rows(
+    row: Callable[[str, Callable[[dict[str, object], str], float], str], None],
+) -> None:
+    """The rows of the floor plus the bare-stat loop (one process per run, the same in
+    every version's column), and each hot command's own overhead above it."""
+    row(
+        "floor + bare-stat loop (whole process), ms",
+        lambda r, n: float(r["stat_floor_process"]["median_ms"]),  # type: ignore[index]
+        " ms",
+    )
+    row(
+        "floor + bare-stat loop (whole process), × floor",
+        lambda r, n: float(r["stat_floor_process"]["ratio"]),  # type: ignore[index]
+        "",
+    )
+    for key in HOT_COMMANDS:
+        row(
+            f"{key}, ms above floor + stat loop",
+            lambda r, n, k=key: float(r[f"{n}:{k}"]["above_stat_floor_process_ms"]),  # type: ignore[index]
+            " ms",
+        )
 
 
 def machine() -> dict[str, str]:

@@ -347,6 +347,10 @@ def test_read_paths_benchmark_smoke_run() -> None:
             assert phase + "_ms" in phases
     for key in ("search_kind_learning_json", "learning_search_json", "list_path_json"):
         assert result[f"after:{key}"]["median_ms"] > 0
+        assert "above_stat_floor_process_ms" in result[f"after:{key}"]
+    assert result["floor_ms"] > 0
+    assert result["stat_floor_process"]["median_ms"] > 0
+    assert result["stat_floor_process"]["ratio"] > 0
 
 
 def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
