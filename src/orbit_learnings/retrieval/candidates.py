@@ -16,6 +16,7 @@ from orbit_learnings.core.results import Hit
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
 from orbit_learnings.index.rows import refresh_votes
+from orbit_learnings.retrieval import combined, scoring
 from orbit_learnings.store.workspace import Workspace
 
 TYPE_CHECKING = False
@@ -35,7 +36,7 @@ class TextCandidates:
         weights: dict[str, float],
         keep: int | None,
     ) -> None:
-        from orbit_learnings.retrieval import confidence, scoring
+        from orbit_learnings.retrieval import confidence
 
         self.text, self.statuses, self.tags, self.glossary = text, statuses, tags, glossary
         self.weights, self.keep = weights, keep  # keep: how many places matter (None: all)
@@ -52,7 +53,7 @@ class TextCandidates:
         """One store's candidates. Pruning per store is safe: a candidate among the first
         `keep` of all stores is among the first `keep` of its own."""
         from orbit_learnings.index import feedback
-        from orbit_learnings.retrieval import confidence, scoring
+        from orbit_learnings.retrieval import confidence
 
         with open_fresh(store_ws) as index:
             match = scoring.text_matches(
@@ -64,7 +65,7 @@ class TextCandidates:
                 scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
-            ids = scoring.contenders(scored, self.keep, self.weights)
+            ids = combined.contenders(scored, self.keep, self.weights)
             refresh_votes(index.conn, store_ws, ids)
             self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
             if self.keep is not None and len(ids) > self.keep:
@@ -73,10 +74,8 @@ class TextCandidates:
             self.warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level
-            if hit.id not in self.parts:
-                self.parts[hit.id] = self._combine(
-                    scored[hit.id].relevance, hit.vote_score, hit.updated_at, hit.id
-                )
+            inputs = self._score_inputs(scored, hit.id, hit.updated_at, hit.vote_score)
+            self.parts[hit.id] = combined.combine(*inputs)
         self.matched.update(scored)
         self.hits += found
 
@@ -84,25 +83,24 @@ class TextCandidates:
         """The first `keep` of these contenders by their whole score, worked out from their
         dates and vote digests alone: text often ties (a hundred learnings alike word for
         word), and building a hit for each of them was most of a search's ranking time."""
-        breakers = reads.tie_breakers(conn, ids, self.statuses, self.scorer)
-        for learning_id, updated_at, vote_score in breakers:
-            self.parts[learning_id] = self._combine(
-                scored[learning_id].relevance, vote_score, updated_at, learning_id
+        totals = {
+            learning_id: combined.combined_total(
+                *self._score_inputs(scored, learning_id, updated, votes)
             )
-        ranked = sorted(
-            (i for i in ids if i in self.parts), key=lambda i: (-self.parts[i]["total"], i)
-        )
-        return ranked[: self.keep]
+            for learning_id, updated, votes in reads.tie_breakers(
+                conn, ids, self.statuses, self.scorer
+            )
+        }
+        return sorted(totals, key=lambda i: (-totals[i], i))[: self.keep]
 
-    def _combine(
-        self, relevance: float, vote_score: float, updated_at: str, learning_id: str
-    ) -> dict[str, float]:
-        from orbit_learnings.retrieval.scoring import combine
-
+    def _score_inputs(
+        self, scored: dict[str, Any], learning_id: str, updated_at: str, vote_score: float
+    ) -> tuple[float, float, str, float, dict[str, float], float]:
+        """What `combined.combine` takes for one learning, in its order; the moment is the
+        query's, so a contender is scored alike in the cut and in the result."""
         confidence = self.feedback[learning_id][0]  # every contender's was read
-        return combine(
-            relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
-        )
+        relevance = scored[learning_id].relevance
+        return relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
 
 
 def _embed_what_changed(conn: sqlite3.Connection) -> None:

@@ -1,4 +1,4 @@
-"""Free-text search: how well each learning matches the query, and the combined score.
+"""Free-text search: how well each learning matches the query (`combined` adds the tie-breakers).
 
 The text match decides the order; votes, recency and helpfulness only break near-ties:
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-import time
 from collections.abc import KeysView, Sequence
 
 from orbit_learnings.core import fts
@@ -342,54 +341,3 @@ def _installed(name: str) -> bool:
         if find_spec is not None and find_spec(name, None) is not None:
             return True
     return False
-
-
-# Each tie-breaker's factor before its weight: (lowest, highest), as `combine` makes them.
-_FACTOR_RANGE = {"votes": (0.0, 1.0), "recency": (0.0, 1.0), "helpfulness": (-0.8, 1.0)}
-_ROUNDING = 1e-5  # `combine` rounds the total to six places
-
-
-def contenders(scored: dict[str, Scored], keep: int | None, weights: dict[str, float]) -> list[str]:
-    """The candidates that can still finish among the first `keep` once votes, recency
-    and helpfulness are added (all of them when `keep` is None).
-
-    The text part of each score is known before any row is read; the tie-breakers can
-    move a score by a bounded amount. A candidate whose best possible score is below the
-    `keep`-th best worst possible score can never reach those places, so its row,
-    votes and feedback are never read. Every one that can is kept: the order of the
-    first `keep` is exactly the one a ranking of every candidate gives.
-    """
-    if keep is None or len(scored) <= keep:
-        return list(scored)
-    low = high = 0.0
-    for name, (least, most) in _FACTOR_RANGE.items():
-        ends = (weights[name] * least, weights[name] * most)
-        low, high = low + min(ends), high + max(ends)
-    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
-    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
-    return [i for i, value in text.items() if value + high >= floor]
-
-
-def recency_bonus(updated_at: str, now: float | None = None) -> float:
-    from orbit_learnings.core.ranking import _epoch
-
-    age_days = max(((now or time.time()) - _epoch(updated_at)) / 86400.0, 0.0)
-    return max(0.0, 1.0 - age_days / 30.0)
-
-
-def combine(
-    relevance: float,
-    vote_score: float,
-    updated_at: str,
-    confidence: float,
-    weights: dict[str, float],
-    now: float | None = None,
-) -> dict[str, float]:
-    parts = {
-        "text": weights["text"] * relevance,
-        "votes": weights["votes"] * (1.0 - math.exp(-vote_score / 3.0)),
-        "recency": weights["recency"] * recency_bonus(updated_at, now),
-        "helpfulness": weights["helpfulness"] * (confidence - 0.5) * 2.0,
-    }
-    parts["total"] = sum(parts.values())
-    return {k: round(v, 6) for k, v in parts.items()}

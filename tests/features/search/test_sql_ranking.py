@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import fulltext
 from orbit_learnings.index.build import open_fresh
-from orbit_learnings.retrieval import queries, scoring
+from orbit_learnings.retrieval import combined, queries, scoring
 from orbit_learnings.store import feedback
 from orbit_learnings.store.workspace import Workspace
 
@@ -250,9 +250,9 @@ def test_no_candidate_that_can_place_is_left_out(
 ) -> None:
     """Whatever the tie-breakers turn out to be, the first `keep` are contenders."""
     scored = {f"L-{i:04d}": _scored(r) for i, r in enumerate(relevances)}
-    chosen = set(scoring.contenders(scored, keep, weights))
+    chosen = set(combined.contenders(scored, keep, weights))
     totals = {
-        learning_id: scoring.combine(
+        learning_id: combined.combine(
             s.relevance,
             rng.choice([0.0, 1e9, rng.random() * 9]),
             "2020-01-01T00:00:00Z",

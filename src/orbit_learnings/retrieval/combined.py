@@ -1,0 +1,95 @@
+"""The combined score of a text match: relevance first, bounded tie-breakers after it.
+
+    score = text * relevance
+          + votes * (1 - exp(-vote_score / 3))      # decayed votes, saturating
+          + recency * max(0, 1 - age_days / 30)     # fades over 30 days
+          + helpfulness * (confidence - 0.5) * 2    # feedback, -0.8 .. +1
+
+(weights from `scoring.weights_from`). Because each tie-breaker's range is known, a
+candidate that cannot place is recognised before any of its rows is read.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.retrieval.scoring import Scored
+
+
+# Each tie-breaker's factor before its weight: (lowest, highest), as `combine` makes them.
+_FACTOR_RANGE = {"votes": (0.0, 1.0), "recency": (0.0, 1.0), "helpfulness": (-0.8, 1.0)}
+_ROUNDING = 1e-5  # `combine` rounds the total to six places
+
+
+def contenders(scored: dict[str, Scored], keep: int | None, weights: dict[str, float]) -> list[str]:
+    """The candidates that can still finish among the first `keep` once votes, recency
+    and helpfulness are added (all of them when `keep` is None).
+
+    The text part of each score is known before any row is read; the tie-breakers can
+    move a score by a bounded amount. A candidate whose best possible score is below the
+    `keep`-th best worst possible score can never reach those places, so its row,
+    votes and feedback are never read. Every one that can is kept: the order of the
+    first `keep` is exactly the one a ranking of every candidate gives.
+    """
+    if keep is None or len(scored) <= keep:
+        return list(scored)
+    low = high = 0.0
+    for name, (least, most) in _FACTOR_RANGE.items():
+        ends = (weights[name] * least, weights[name] * most)
+        low, high = low + min(ends), high + max(ends)
+    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
+    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
+    return [i for i, value in text.items() if value + high >= floor]
+
+
+def recency_bonus(updated_at: str, now: float | None = None) -> float:
+    from orbit_learnings.core.ranking import _epoch
+
+    age_days = max(((now or time.time()) - _epoch(updated_at)) / 86400.0, 0.0)
+    return max(0.0, 1.0 - age_days / 30.0)
+
+
+def combine(
+    relevance: float,
+    vote_score: float,
+    updated_at: str,
+    confidence: float,
+    weights: dict[str, float],
+    now: float | None = None,
+) -> dict[str, float]:
+    """The score part by part, each and the total rounded to six places."""
+    raw = _parts(relevance, vote_score, updated_at, confidence, weights, now)
+    parts = dict(zip(("text", "votes", "recency", "helpfulness"), raw, strict=True))
+    parts["total"] = sum(raw)
+    return {k: round(v, 6) for k, v in parts.items()}
+
+
+def combined_total(
+    relevance: float,
+    vote_score: float,
+    updated_at: str,
+    confidence: float,
+    weights: dict[str, float],
+    now: float | None = None,
+) -> float:
+    """`combine(...)["total"]` without the parts: what ordering many candidates needs."""
+    return round(sum(_parts(relevance, vote_score, updated_at, confidence, weights, now)), 6)
+
+
+def _parts(
+    relevance: float,
+    vote_score: float,
+    updated_at: str,
+    confidence: float,
+    weights: dict[str, float],
+    now: float | None,
+) -> tuple[float, float, float, float]:
+    return (
+        weights["text"] * relevance,
+        weights["votes"] * (1.0 - math.exp(-vote_score / 3.0)),
+        weights["recency"] * recency_bonus(updated_at, now),
+        weights["helpfulness"] * (confidence - 0.5) * 2.0,
+    )
