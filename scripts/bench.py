@@ -533,9 +533,12 @@ def dashboard_markdown(results: list[dict[str, object]]) -> str:
 # --- the read paths, version beside version (#17) -----------------------------------
 
 READ_QUERIES = ("retries billing", "invariants engine")  # a word every learning holds; a typo
+# What the `orbit` executable runs: `entry.console` (its quick exit included), or `main`
+# in versions older than it.
 _LAUNCH = (
     "import sys; sys.path.insert(0, {src!r}); "
-    "from orbit_learnings.entry import main; sys.exit(main())"
+    "from orbit_learnings import entry; "
+    "sys.exit(entry.console() if hasattr(entry, 'console') else entry.main())"
 )
 # Run in a child per version: imports, then the phases of an in-process search (top 5).
 _PHASES = """
