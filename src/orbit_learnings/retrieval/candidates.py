@@ -75,7 +75,7 @@ class TextCandidates:
         for hit in found:
             hit.level = store_ws.level
             inputs = self._score_inputs(scored, hit.id, hit.updated_at, hit.vote_score)
-            self.parts[hit.id] = combined.combine(*inputs)
+            self.parts[hit.id] = combined.combine(combined.parts(*inputs))
         self.matched.update(scored)
         self.hits += found
 
@@ -83,20 +83,19 @@ class TextCandidates:
         """The first `keep` of these contenders by their whole score, worked out from their
         dates and vote digests alone: text often ties (a hundred learnings alike word for
         word), and building a hit for each of them was most of a search's ranking time."""
+        breakers = reads.tie_breakers(conn, ids, self.statuses, self.scorer)
         totals = {
-            learning_id: combined.combined_total(
-                *self._score_inputs(scored, learning_id, updated, votes)
+            learning_id: combined.total(
+                combined.parts(*self._score_inputs(scored, learning_id, updated, votes))
             )
-            for learning_id, updated, votes in reads.tie_breakers(
-                conn, ids, self.statuses, self.scorer
-            )
+            for learning_id, updated, votes in breakers
         }
         return sorted(totals, key=lambda i: (-totals[i], i))[: self.keep]
 
     def _score_inputs(
         self, scored: dict[str, Any], learning_id: str, updated_at: str, vote_score: float
     ) -> tuple[float, float, str, float, dict[str, float], float]:
-        """What `combined.combine` takes for one learning, in its order; the moment is the
+        """What `combined.parts` takes for one learning, in its order; the moment is the
         query's, so a contender is scored alike in the cut and in the result."""
         confidence = self.feedback[learning_id][0]  # every contender's was read
         relevance = scored[learning_id].relevance

@@ -52,44 +52,30 @@ def recency_bonus(updated_at: str, now: float | None = None) -> float:
     return max(0.0, 1.0 - age_days / 30.0)
 
 
-def combine(
+def parts(
     relevance: float,
     vote_score: float,
     updated_at: str,
     confidence: float,
     weights: dict[str, float],
     now: float | None = None,
-) -> dict[str, float]:
-    """The score part by part, each and the total rounded to six places."""
-    raw = _parts(relevance, vote_score, updated_at, confidence, weights, now)
-    parts = dict(zip(("text", "votes", "recency", "helpfulness"), raw, strict=True))
-    parts["total"] = sum(raw)
-    return {k: round(v, 6) for k, v in parts.items()}
-
-
-def combined_total(
-    relevance: float,
-    vote_score: float,
-    updated_at: str,
-    confidence: float,
-    weights: dict[str, float],
-    now: float | None = None,
-) -> float:
-    """`combine(...)["total"]` without the parts: what ordering many candidates needs."""
-    return round(sum(_parts(relevance, vote_score, updated_at, confidence, weights, now)), 6)
-
-
-def _parts(
-    relevance: float,
-    vote_score: float,
-    updated_at: str,
-    confidence: float,
-    weights: dict[str, float],
-    now: float | None,
 ) -> tuple[float, float, float, float]:
+    """The four weighted parts of one learning's score: text, votes, recency, helpfulness."""
     return (
         weights["text"] * relevance,
         weights["votes"] * (1.0 - math.exp(-vote_score / 3.0)),
         weights["recency"] * recency_bonus(updated_at, now),
         weights["helpfulness"] * (confidence - 0.5) * 2.0,
     )
+
+
+def combine(raw: tuple[float, float, float, float]) -> dict[str, float]:
+    """The score part by part, each and the total rounded to six places."""
+    named = dict(zip(("text", "votes", "recency", "helpfulness"), raw, strict=True))
+    named["total"] = sum(raw)
+    return {k: round(v, 6) for k, v in named.items()}
+
+
+def total(raw: tuple[float, float, float, float]) -> float:
+    """`combine(raw)["total"]` without the parts: what ordering many candidates needs."""
+    return round(sum(raw), 6)

@@ -252,13 +252,15 @@ def test_no_candidate_that_can_place_is_left_out(
     scored = {f"L-{i:04d}": _scored(r) for i, r in enumerate(relevances)}
     chosen = set(combined.contenders(scored, keep, weights))
     totals = {
-        learning_id: combined.combine(
-            s.relevance,
-            rng.choice([0.0, 1e9, rng.random() * 9]),
-            "2020-01-01T00:00:00Z",
-            rng.choice([0.1, 1.0, 0.1 + rng.random() * 0.9]),
-            weights,
-        )["total"]
+        learning_id: combined.total(
+            combined.parts(
+                s.relevance,
+                rng.choice([0.0, 1e9, rng.random() * 9]),
+                "2020-01-01T00:00:00Z",
+                rng.choice([0.1, 1.0, 0.1 + rng.random() * 0.9]),
+                weights,
+            )
+        )
         for learning_id, s in scored.items()
     }
     ranked = sorted(totals, key=lambda i: (-totals[i], i))
