@@ -55,7 +55,9 @@ def _answer(args: list[str]) -> tuple[int, bool]:
         if answer is not None:
             sys.stdout.write(answer + ("\n" if answer else ""))
             return 0, True
-    if args[:1] != ["hook"] and sys.stderr.isatty():  # an agent's hook never shows progress
+    # An agent's hook never shows progress, nor does a pipe: asked here too, so that a
+    # pipe does not import the progress module only for it to say no.
+    if args[:1] != ["hook"] and sys.stderr.isatty():
         from orbit_learnings.cli.progress import install_if_terminal
 
         install_if_terminal()

@@ -126,21 +126,6 @@ def tie_breakers(
     return found
 
 
-def vote_spans(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, tuple[int, str, str]]:
-    """(count, oldest stamp, newest stamp) of the votes of each of these learnings that
-    has any: bounds on its decayed vote score, without reading its row."""
-    found: dict[str, tuple[int, str, str]] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
-        rows = conn.execute(
-            "SELECT learning_id, count(*), min(voted_at), max(voted_at) FROM votes"
-            f" WHERE learning_id IN ({marks(len(chunk))}) GROUP BY learning_id",
-            chunk,
-        )
-        found.update((str(r[0]), (int(r[1]), str(r[2]), str(r[3]))) for r in rows)
-    return found
-
-
 # --- scope matching -----------------------------------------------------------
 
 

@@ -165,12 +165,13 @@ def lookup(
     if queries or tags:
         matched, specificity = match_scope(conn, queries, tags, statuses)
         ids = list(matched)
+        score = ranking.VoteScorer()  # one moment for the cut and the hits
         if limit is not None and limit > 0 and len(ids) > PAGE_FROM * limit:
             if ws is not None:
                 refresh_votes(conn, ws, ids)
                 ws = None  # the votes are fresh now: `reads.hits` need not stat them again
-            ids = _vote_contenders(conn, ids, limit)
-        hits = reads.hits(conn, ids, statuses, ws)
+            ids = _vote_contenders(conn, ids, statuses, limit, score)
+        hits = reads.hits(conn, ids, statuses, ws, score)
         for hit in hits:
             hit.matched_by = matched[hit.id]
             hit.specificity = specificity[hit.id]
@@ -183,22 +184,21 @@ def lookup(
 PAGE_FROM = 4  # a limited lookup matching more than this many times its limit is paged
 
 
-def _vote_contenders(conn: sqlite3.Connection, ids: list[str], keep: int) -> list[str]:
+def _vote_contenders(
+    conn: sqlite3.Connection,
+    ids: list[str],
+    statuses: Sequence[str],
+    keep: int,
+    score: ranking.VoteScorer,
+) -> list[str]:
     """The learnings that can still be among the first `keep` of `ranking.rank`, which
-    puts votes first: each vote's weight falls with its age, so a learning's decayed
-    score lies between its count times the weight of its oldest vote and its count
-    times the weight of its newest. One whose best case is below the `keep`-th best
-    worst case cannot place, whatever its priority or date."""
-    spans = reads.vote_spans(conn, ids)
-    weigh = ranking.VoteScorer()
-    low: dict[str, float] = {}
-    high: dict[str, float] = {}
-    for learning_id in ids:
-        count, oldest, newest = spans.get(learning_id, (0, "", ""))
-        low[learning_id] = count * weigh([oldest]) if count else 0.0
-        high[learning_id] = count * weigh([newest]) if count else 0.0
-    floor = sorted(low.values(), reverse=True)[keep - 1] - 1e-6  # `rank` rounds to 9 places
-    return [i for i in ids if high[i] >= floor]
+    puts votes first: each one's vote score comes from its digest in the index, without
+    its row, and one below the `keep`-th best cannot place, whatever its priority or date."""
+    scores = {i: votes for i, _, votes in reads.tie_breakers(conn, ids, statuses, score)}
+    if len(scores) <= keep:
+        return ids
+    floor = sorted(scores.values(), reverse=True)[keep - 1] - 1e-6  # `rank` rounds to 9 places
+    return [i for i in ids if scores.get(i, 0.0) >= floor]
 
 
 def search_text(
