@@ -106,8 +106,8 @@ def main() -> int:
         actions = {"floor": lambda: run_process(floor, plain)}
         for label, root in (("plain", plain), ("anchored", anchored_root)):
             for name, (argv, stdin) in commands(root).items():
-                actions[f"{name} ({label})"] = (
-                    lambda argv=argv, stdin=stdin, root=root: run_process(argv, root, stdin)
+                actions[f"{name} ({label})"] = lambda argv=argv, stdin=stdin, root=root: (
+                    run_process(argv, root, stdin)
                 )
         samples = samples_alternating(actions, args.repeats)
         drift = drifted_pushes(anchored_root, args.repeats)

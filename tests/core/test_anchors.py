@@ -16,7 +16,7 @@ from orbit_learnings.core.anchors.locate import (
 from orbit_learnings.core.anchors.record import Anchor, anchor_from_mapping, parse_request
 from orbit_learnings.core.globs import compile_glob, literal_glob
 
-SERVICE = '''import os
+SERVICE = """import os
 
 
 class OrderService:
@@ -30,7 +30,7 @@ class OrderService:
             raise Conflict(order.id)
         self.repo.save(order, retries=3, timeout=5)
         return order
-'''
+"""
 DAY = "2026-10-02"
 
 

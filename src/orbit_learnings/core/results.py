@@ -121,3 +121,45 @@ class Detail:
     def __init__(self, record: dict[str, Any], warnings: list[Problem]) -> None:
         self.record = record
         self.warnings = warnings
+
+
+class Scored:
+    """How one learning matched one free-text query (`retrieval.scoring` makes them): what
+    ranking, the confidence model and `--explain` read of the match itself."""
+
+    __slots__ = (
+        "bm25",
+        "cosine",
+        "coverage",
+        "id",
+        "phrase",
+        "rarity",
+        "relevance",
+        "summary",
+        "tier",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        tier: str,
+        bm25: float,
+        relevance: float,
+        coverage: float = 0.0,
+        phrase: float = 0.0,
+        *,
+        rarity: float = 0.0,  # idf of the rarest query word it holds, over the largest possible
+        weight: float = 0.0,  # idf it holds in all, in units of that largest idf (capped at 4)
+        cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
+        summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
+    ) -> None:
+        self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
+        self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
+        self.cosine, self.summary = cosine, summary
+
+    def copy(self) -> Scored:
+        twin = Scored(self.id, self.tier, self.bm25, self.relevance)
+        for name in self.__slots__:
+            setattr(twin, name, getattr(self, name))
+        return twin

@@ -57,12 +57,17 @@ class TextCandidates:
 
         with open_fresh(store_ws) as index:
             match = scoring.text_matches(
-                index.conn, self.text, self.statuses, self.tags, self.glossary
+                index.conn,
+                self.text,
+                self.statuses,
+                self.tags,
+                self.glossary,
+                keep=None if self.use_vectors else self.keep,  # fusion ranks every match
+                slack=combined.slack(self.weights),
             )
             scored = match.scored
             if self.use_vectors:
-                _embed_what_changed(index.conn)
-                scored = scoring.hybrid(index.conn, self.text, self.statuses, self.tags, scored)
+                scored = _fused(index.conn, self.text, self.statuses, self.tags, scored)
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
             ids = combined.contenders(scored, self.keep, self.weights)
@@ -102,11 +107,18 @@ class TextCandidates:
         return relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
 
 
-def _embed_what_changed(conn: sqlite3.Connection) -> None:
-    """With the model installed, the index's vectors follow the files like its other rows:
-    a search embeds the few learnings that changed (~20 ms each); a bulk import waits
-    for `orbit learning sync` or `embed`, which show progress, and is searched meanwhile
-    with the vectors it has."""
+def _fused(
+    conn: sqlite3.Connection,
+    text: str,
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    scored: dict[str, Any],
+) -> dict[str, Any]:
+    """The text matches fused with the vector ranking. With the model installed, the
+    index's vectors follow the files like its other rows: a search embeds the few
+    learnings that changed (~20 ms each); a bulk import waits for `orbit learning sync`
+    or `embed`, which show progress, and is searched meanwhile with the vectors it has."""
     from orbit_learnings.retrieval import semantic
 
     semantic.embed(conn, at_most=semantic.EMBED_ON_SEARCH)
+    return semantic.fuse(conn, text, statuses, tags, scored)

@@ -16,7 +16,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from orbit_learnings.retrieval.scoring import Scored
+    from orbit_learnings.core.results import Scored
 
 
 # Each tie-breaker's factor before its weight: (lowest, highest), as `combine` makes them.
@@ -36,13 +36,28 @@ def contenders(scored: dict[str, Scored], keep: int | None, weights: dict[str, f
     """
     if keep is None or len(scored) <= keep:
         return list(scored)
+    low, high = _tie_breaker_range(weights)
+    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
+    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
+    return [i for i, value in text.items() if value + high >= floor]
+
+
+def slack(weights: dict[str, float]) -> float:
+    """How much text relevance the tie-breakers can make up between two candidates (with
+    the total's rounding): one that trails the `keep`-th by more can never place."""
+    low, high = _tie_breaker_range(weights)
+    if weights["text"] <= 0.0:
+        return math.inf
+    return (high - low + _ROUNDING) / weights["text"]
+
+
+def _tie_breaker_range(weights: dict[str, float]) -> tuple[float, float]:
+    """The lowest and highest sum of the weighted tie-breakers one learning can get."""
     low = high = 0.0
     for name, (least, most) in _FACTOR_RANGE.items():
         ends = (weights[name] * least, weights[name] * most)
         low, high = low + min(ends), high + max(ends)
-    text = {i: weights["text"] * s.relevance for i, s in scored.items()}
-    floor = sorted(text.values(), reverse=True)[keep - 1] + low - _ROUNDING
-    return [i for i, value in text.items() if value + high >= floor]
+    return low, high
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:

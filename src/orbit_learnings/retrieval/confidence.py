@@ -33,7 +33,8 @@ from collections.abc import Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from orbit_learnings.retrieval.scoring import Scored, TextMatch
+    from orbit_learnings.core.results import Scored
+    from orbit_learnings.retrieval.scoring import TextMatch
 
 FEATURES = (
     "coverage",

@@ -26,7 +26,8 @@ import sqlite3
 from collections.abc import KeysView, Sequence
 
 from orbit_learnings.core import fts
-from orbit_learnings.index import fulltext, reads
+from orbit_learnings.core.results import Scored
+from orbit_learnings.index import fulltext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,53 +38,14 @@ RELEVANCE_WEIGHTS = {"bm25": 0.45, "coverage": 0.35, "phrase": 0.15, "near": 0.0
 MIN_TYPO_LENGTH = 5
 TYPO_SIMILARITY = 0.8
 TYPO_DISCOUNT = 0.5
+# The most bm25 a word held by half the store or more can add: FTS5 floors its idf at
+# 1e-6, and a phrase's term-frequency factor stays below k1 + 1 = 2.2.
+_FLOORED_BM25 = 2.2e-6
 # Compiled on first use (by `re`'s cache), and only for text with a character this high:
 # compiling the class costs a search process over a millisecond.
 _CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
 _CJK_FROM = "\u3040"
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-class Scored:
-    """How one learning matched one query. A plain class: `dataclasses` would cost every
-    search process the import of `inspect` and `ast`."""
-
-    __slots__ = (
-        "bm25",
-        "cosine",
-        "coverage",
-        "id",
-        "phrase",
-        "rarity",
-        "relevance",
-        "summary",
-        "tier",
-        "weight",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        tier: str,
-        bm25: float,
-        relevance: float,
-        coverage: float = 0.0,
-        phrase: float = 0.0,
-        *,
-        rarity: float = 0.0,  # idf of the rarest query word it holds, over the largest possible
-        weight: float = 0.0,  # idf it holds in all, in units of that largest idf (capped at 4)
-        cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
-        summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
-    ) -> None:
-        self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
-        self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
-        self.cosine, self.summary = cosine, summary
-
-    def copy(self) -> Scored:
-        twin = Scored(self.id, self.tier, self.bm25, self.relevance)
-        for name in self.__slots__:
-            setattr(twin, name, getattr(self, name))
-        return twin
 
 
 def _cjk_match(learning_id: str) -> Scored:
@@ -125,13 +87,21 @@ def text_matches(
     statuses: Sequence[str],
     tags: Sequence[str],
     glossary: Glossary | None = None,
+    *,
+    keep: int | None = None,
+    slack: float = math.inf,
 ) -> TextMatch:
-    """Candidates from the OR of every term, scored by relative BM25, coverage and phrases."""
+    """Candidates from the OR of every term, scored by relative BM25, coverage and phrases.
+
+    With `keep`, learnings that hold only words most of the store holds are left out
+    when `keep` others lead each of them by more than `slack` (what the tie-breakers can
+    make up): they cannot place, and scoring them cost a search most of its BM25 time.
+    """
     match = TextMatch()
     plan = fts.plan(text, glossary)
     if plan.terms:
         plan, containing = _term_sets(conn, plan, match)
-        _score(conn, plan, containing, statuses, tags, match)
+        _score(conn, _Evidence(conn, plan, containing, match), statuses, tags, match, keep, slack)
     for run in re.findall(_CJK, text) if text and max(text) >= _CJK_FROM else ():
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
             match.scored.setdefault(learning_id, _cjk_match(learning_id))
@@ -160,63 +130,141 @@ def _term_sets(
 
 def _score(
     conn: sqlite3.Connection,
-    plan: fts.Plan,
-    containing: list[set[int]],
+    evidence: _Evidence,
     statuses: Sequence[str],
     tags: Sequence[str],
     match: TextMatch,
+    keep: int | None,
+    slack: float,
 ) -> None:
-    candidates = fulltext.word_matches(conn, plan.any_expression(), statuses, tags)
-    if not candidates:
+    """bm25 is asked of the terms fewer than half the store holds: FTS5 floors the others'
+    idf, so they add next to nothing to it (they count in coverage). Learnings holding
+    only those words follow with a bm25 of 0, unless `keep` others lead them all."""
+    terms = evidence.plan.terms
+    common = evidence.common_terms()
+    if not common:
+        candidates = fulltext.word_matches(conn, evidence.plan.any_expression(), statuses, tags)
+        match.scored.update(evidence.scored(candidates)[0])
         return
-    total = fulltext.document_count(conn)
-    weights = [_idf(total, len(ids)) for ids in containing]
-    for index, term in enumerate(plan.terms):
-        if term.word in match.corrected:
-            weights[index] *= TYPO_DISCOUNT  # a guessed spelling is weaker evidence
-    all_weight = sum(weights) or 1.0
-    top_idf = _idf(total, 1)
-    phrases = _phrase_shares(conn, plan, containing, weights, all_weight)
-    near_expression = plan.near_expression()
-    near = fulltext.matching_rows(conn, near_expression) if near_expression else set()
-    in_summary = [
-        fulltext.matching_rows(conn, "summary : " + term.expression()) if ids else set()
-        for term, ids in zip(plan.terms, containing, strict=True)
-    ]
-    best = max(-raw for _, raw, _ in candidates) or 1.0
-    # What each candidate holds, from set intersections (in C) rather than one membership
-    # test per candidate and set. Sums are accumulated in term order, as `sum` would.
-    held = _held_by({row for _, _, row in candidates}, weights, containing)
-    in_summary_weight = _held_by(held.keys(), weights, in_summary)
-    best_phrase: dict[int, float] = {}
-    for rows, share in phrases:
-        for row in held.keys() & rows:
-            best_phrase[row] = max(best_phrase.get(row, 0.0), share)
-    whole_rows = phrases[0][0] if phrases and phrases[0][1] >= 0.999 else set()
-    near_rows = held.keys() & near
-    bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]
-    phrase_w, near_w = RELEVANCE_WEIGHTS["phrase"], RELEVANCE_WEIGHTS["near"]
-    for learning_id, raw, row in candidates:
-        coverage, rarest = held[row]
-        phrase = best_phrase.get(row, 0.0)
-        nearness = 1.0 if row in near_rows else 0.0
-        share = coverage / all_weight
-        relevance = bm25_w * (-raw / best) + coverage_w * share + phrase_w * phrase
-        relevance += near_w * nearness
-        tier = (
-            "phrase" if row in whole_rows else "part" if phrase else "near" if nearness else "any"
+    rare = " OR ".join(t.expression() for n, t in enumerate(terms) if n not in common)
+    candidates = fulltext.word_matches(conn, rare, statuses, tags)
+    scored, best = evidence.scored(candidates)
+    if keep is not None:
+        leaders = sorted((s.relevance for s in scored.values()), reverse=True)[keep - 1 : keep]
+        if leaders and leaders[0] > evidence.left_out_bound(common, best) + slack:
+            match.scored.update(scored)
+            return
+    if len(candidates) < fulltext.CANDIDATES:
+        only = " OR ".join(terms[n].expression() for n in common)
+        # In the order FTS5 gives them (by their words' counts), as one query for every
+        # term would: their own bm25 is all below the floor.
+        rest = fulltext.word_matches(
+            conn, f"({only}) NOT ({rare})", statuses, tags, fulltext.CANDIDATES - len(candidates)
         )
-        match.scored[learning_id] = Scored(
-            learning_id,
-            tier,
-            round(-raw, 4),
-            relevance,
-            share,
-            phrase,
-            rarity=rarest / top_idf,
-            weight=min(coverage / top_idf, 4.0) / 4.0,
-            summary=in_summary_weight[row][0] / all_weight,
+        scored, best = evidence.scored(candidates + [(i, 0.0, row) for i, _, row in rest])
+    match.scored.update(scored)
+
+
+class _Evidence:
+    """What scoring one query's candidates needs besides their bm25: each term's weight
+    (its idf) and which rows hold each term, phrase, nearness and summary word."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, plan: fts.Plan, containing: list[set[int]], match: TextMatch
+    ) -> None:
+        self.plan, self.containing = plan, containing
+        self.total = fulltext.document_count(conn)
+        self.weights = [_idf(self.total, len(ids)) for ids in containing]
+        for index, term in enumerate(plan.terms):
+            if term.word in match.corrected:
+                self.weights[index] *= TYPO_DISCOUNT  # a guessed spelling is weaker evidence
+        self.all_weight = sum(self.weights) or 1.0
+        self.top_idf = _idf(self.total, 1)
+        self.phrases = _phrase_shares(conn, plan, containing, self.weights, self.all_weight)
+        near_expression = plan.near_expression()
+        self.near = fulltext.matching_rows(conn, near_expression) if near_expression else set()
+        self.in_summary = [
+            fulltext.matching_rows(conn, "summary : " + term.expression()) if ids else set()
+            for term, ids in zip(plan.terms, containing, strict=True)
+        ]
+
+    def common_terms(self) -> list[int]:
+        """The terms held by at least half the store, where FTS5 floors a word's idf at
+        1e-6: their bm25 is next to nothing. Only single-form terms (an alternative is
+        its own FTS5 phrase, with its own idf), and never every term."""
+        common = [
+            n
+            for n, (term, ids) in enumerate(zip(self.plan.terms, self.containing, strict=True))
+            if len(term.forms) == 1 and 2 * len(ids) >= self.total
+        ]
+        return common if len(common) < len(self.plan.terms) else []
+
+    def left_out_bound(self, common: list[int], best: float) -> float:
+        """The highest relevance a learning holding only the `common` terms can have: their
+        bm25 (each below FTS5's idf floor times k1 + 1), their weight, and the phrases made
+        of them alone. It cannot be near (nearness needs every term)."""
+        others = {t.word for n, t in enumerate(self.plan.terms) if n not in common}
+        phrase = max(
+            (
+                share
+                for text, (_, share) in zip(self.plan.phrases, self.phrases, strict=True)
+                if not others & set(text.split())
+            ),
+            default=0.0,
         )
+        coverage = sum(self.weights[n] for n in common) / self.all_weight
+        bm25 = _FLOORED_BM25 * len(common) / best
+        w = RELEVANCE_WEIGHTS
+        return w["bm25"] * bm25 + w["coverage"] * coverage + w["phrase"] * phrase
+
+    def scored(self, candidates: list[tuple[str, float, int]]) -> tuple[dict[str, Scored], float]:
+        """Each candidate's match, and the best bm25 its relative bm25 is measured against."""
+        found: dict[str, Scored] = {}
+        if not candidates:
+            return found, 1.0
+        best = max(-raw for _, raw, _ in candidates) or 1.0
+        weights, all_weight, top_idf = self.weights, self.all_weight, self.top_idf
+        # What each candidate holds, from set intersections (in C) rather than one membership
+        # test per candidate and set. Sums are accumulated in term order, as `sum` would.
+        held = _held_by({row for _, _, row in candidates}, weights, self.containing)
+        in_summary_weight = _held_by(held.keys(), weights, self.in_summary)
+        best_phrase: dict[int, float] = {}
+        for rows, share in self.phrases:
+            for row in held.keys() & rows:
+                best_phrase[row] = max(best_phrase.get(row, 0.0), share)
+        phrases = self.phrases
+        whole_rows = phrases[0][0] if phrases and phrases[0][1] >= 0.999 else set()
+        near_rows = held.keys() & self.near
+        bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]
+        phrase_w, near_w = RELEVANCE_WEIGHTS["phrase"], RELEVANCE_WEIGHTS["near"]
+        for learning_id, raw, row in candidates:
+            coverage, rarest = held[row]
+            phrase = best_phrase.get(row, 0.0)
+            nearness = 1.0 if row in near_rows else 0.0
+            share = coverage / all_weight
+            relevance = bm25_w * (-raw / best) + coverage_w * share + phrase_w * phrase
+            relevance += near_w * nearness
+            tier = (
+                "phrase"
+                if row in whole_rows
+                else "part"
+                if phrase
+                else "near"
+                if nearness
+                else "any"
+            )
+            found[learning_id] = Scored(
+                learning_id,
+                tier,
+                round(-raw, 4),
+                relevance,
+                share,
+                phrase,
+                rarity=rarest / top_idf,
+                weight=min(coverage / top_idf, 4.0) / 4.0,
+                summary=in_summary_weight[row][0] / all_weight,
+            )
+        return found, best
 
 
 def _held_by(
@@ -273,45 +321,6 @@ def typo_fix(conn: sqlite3.Connection, word: str) -> str | None:
             if ratio > best_ratio:
                 best, best_ratio = candidate, ratio
     return best
-
-
-def hybrid(
-    conn: sqlite3.Connection,
-    text: str,
-    statuses: Sequence[str],
-    tags: Sequence[str],
-    bm25: dict[str, Scored],
-) -> dict[str, Scored]:
-    """Fuse BM25 with the vector ranking (when vectors are cached); relevance becomes the
-    normalised fused score. Skipped when BM25 is already confident."""
-    from orbit_learnings.retrieval import semantic
-
-    strengths = [s.bm25 / (1.0 + s.bm25) for s in bm25.values()]
-    if semantic.bm25_confident(strengths):
-        return bm25
-    vectors = semantic.vector_ranking(conn, text, statuses)
-    if tags:
-        allowed = reads.ids_with_tags(conn, tags)
-        vectors = [(i, c) for i, c in vectors if i in allowed]
-    if not vectors:
-        return bm25
-    bm25_order = sorted(bm25, key=lambda i: (-bm25[i].relevance, i))
-    fused = semantic.rrf(
-        [bm25_order, [i for i, _ in vectors]], [semantic.BM25_WEIGHT, semantic.VECTOR_WEIGHT]
-    )
-    cosines = dict(vectors)
-    top = semantic.max_rrf()
-    out: dict[str, Scored] = {}
-    for learning_id, score in fused.items():
-        known = bm25.get(learning_id) or Scored(learning_id, "", 0.0, 0.0)
-        fused_one = known.copy()
-        fused_one.tier = "+".join(
-            filter(None, (known.tier, "vector" if learning_id in cosines else ""))
-        )
-        fused_one.relevance = min(score / top, 1.0)
-        fused_one.cosine = cosines.get(learning_id, 0.0)
-        out[learning_id] = fused_one
-    return out
 
 
 def semantic_enabled() -> bool:

@@ -21,7 +21,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.index import vectors
+from orbit_learnings.core.results import Scored
+from orbit_learnings.index import reads, vectors
 from orbit_learnings.retrieval import minilm
 
 INSTALL_HINT = (
@@ -143,3 +144,38 @@ def rrf(rankings: Sequence[Sequence[str]], weights: Sequence[float]) -> dict[str
 
 def max_rrf() -> float:
     return (BM25_WEIGHT + VECTOR_WEIGHT) / (RRF_K + 1) + TOP_BONUS
+
+
+def fuse(
+    conn: sqlite3.Connection,
+    text: str,
+    statuses: Sequence[str],
+    tags: Sequence[str],
+    bm25: dict[str, Scored],
+) -> dict[str, Scored]:
+    """Fuse BM25 with the vector ranking (when vectors are cached); relevance becomes the
+    normalised fused score. Skipped when BM25 is already confident."""
+    strengths = [s.bm25 / (1.0 + s.bm25) for s in bm25.values()]
+    if bm25_confident(strengths):
+        return bm25
+    vectors = vector_ranking(conn, text, statuses)
+    if tags:
+        allowed = reads.ids_with_tags(conn, tags)
+        vectors = [(i, c) for i, c in vectors if i in allowed]
+    if not vectors:
+        return bm25
+    bm25_order = sorted(bm25, key=lambda i: (-bm25[i].relevance, i))
+    fused = rrf([bm25_order, [i for i, _ in vectors]], [BM25_WEIGHT, VECTOR_WEIGHT])
+    cosines = dict(vectors)
+    top = max_rrf()
+    out: dict[str, Scored] = {}
+    for learning_id, score in fused.items():
+        known = bm25.get(learning_id) or Scored(learning_id, "", 0.0, 0.0)
+        fused_one = known.copy()
+        fused_one.tier = "+".join(
+            filter(None, (known.tier, "vector" if learning_id in cosines else ""))
+        )
+        fused_one.relevance = min(score / top, 1.0)
+        fused_one.cosine = cosines.get(learning_id, 0.0)
+        out[learning_id] = fused_one
+    return out
