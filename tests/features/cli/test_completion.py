@@ -59,8 +59,13 @@ def test_completion_outside_a_workspace_completes_nothing_quietly(tmp_path: Path
 
 
 def test_the_completion_script_is_there_to_install(store: Path) -> None:
+    # From bash, as a user types it: Typer asks the parent process which shell it is
+    # (shellingham), so a test runner with no shell above it would get "Shell not supported".
     proc = subprocess.run(
-        [str(ORBIT_BIN), "--show-completion", "bash"], capture_output=True, text=True, cwd=store
+        ["bash", "-c", f"'{ORBIT_BIN}' --show-completion bash; exit"],  # no exec: bash stays
+        capture_output=True,
+        text=True,
+        cwd=store,
     )
     assert proc.returncode == 0 and "_ORBIT_COMPLETE=complete_bash" in proc.stdout
 
