@@ -76,6 +76,7 @@ class TextCandidates:
             if self.keep is not None and len(ids) > self.keep:
                 ids = self._best(index.conn, ids, scored)
             found = reads.hits(index.conn, ids, self.statuses, score=self.scorer)
+            match.summarise(index.conn, scored, [hit.id for hit in found])
             self.warnings += index.warnings
         for hit in found:
             hit.level = store_ws.level

@@ -329,3 +329,28 @@ def test_the_bound_on_what_a_left_out_learning_can_score_holds(store: Workspace)
             assert left_out, text
             bound = evidence.left_out_bound(common, best)
             assert max(s.relevance for s in left_out) <= bound, text
+
+
+@pytest.mark.parametrize("limit", [3, None])
+def test_the_summary_feature_is_the_share_of_the_query_in_the_summary(
+    store: Workspace, limit: int | None
+) -> None:
+    """Summaries are looked up for the results alone (one by one for a few, as a whole
+    word's rows for many): either way each result's share is the one its words give."""
+    text = "retries billing cache"
+    hits = queries.search_text(store, text, limit=limit, explain=True).hits
+    with open_fresh(store) as index:
+        total = fulltext.document_count(index.conn)
+        rows = dict(index.conn.execute("SELECT id, rowid FROM learnings_index").fetchall())
+        words = [f'"{w}"' for w in text.split()]
+        weights = [scoring._idf(total, len(fulltext.matching_rows(index.conn, w))) for w in words]
+        in_summary = [fulltext.matching_rows(index.conn, f"summary : {w}") for w in words]
+    assert len(hits) == (3 if limit else len(hits)) and len(hits) > 3 * (limit is None)
+    shares = set()
+    for hit in hits:
+        held = sum(w for w, ids in zip(weights, in_summary, strict=True) if rows[hit.id] in ids)
+        assert hit.explain is not None
+        share = hit.explain["confidence_features"]["summary"]
+        assert share == round(held / sum(weights), 4), hit.id
+        shares.add(share)
+    assert len(shares) > 1 or limit == 3  # learnings differ in what their summaries hold
