@@ -126,3 +126,20 @@ def test_glossary_groups_merge_when_they_share_a_member() -> None:
 
 def test_a_noise_token_splits_a_phrase() -> None:
     assert "oomkilled exit code" in fts.phrases_of("api-7d9f8b6c4 OOMKilled Exit Code")
+
+
+def test_a_teams_entries_never_reach_the_built_in_glossary_it_started_from() -> None:
+    """The built-in groups are made once per process and shared: extending one glossary
+    (a team's `.orbit/glossary.yaml`) must leave every other one as it was."""
+    team = fts.Glossary()
+    team.extend({"pdb": ["pod budget"], "blob": ["binary large object"]})
+    assert ("pod", "budget") in team.group("pdb")
+    assert team.group("blob")
+    fresh = fts.Glossary()
+    assert ("pod", "budget") not in fresh.group("pdb")
+    assert fresh.group("pdb") == {
+        ("pdb",),
+        ("poddisruptionbudget",),
+        ("pod", "disruption", "budget"),
+    }
+    assert not fresh.group("blob")

@@ -216,14 +216,26 @@ def words_of(text: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in _WORD.findall(text))
 
 
+_Groups = dict[tuple[str, ...], set[tuple[str, ...]]]
+_default_groups: _Groups | None = None  # the built-in entries' groups, made once per process
+
+
 class Glossary:
     """Groups of equivalent words or phrases, looked up by any member."""
 
     __slots__ = ("_groups",)
 
     def __init__(self, entries: Mapping[str, Sequence[str]] = DEFAULT_ENTRIES) -> None:
-        self._groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
-        self.extend(entries)
+        global _default_groups
+        self._groups: _Groups = {}
+        if entries is not DEFAULT_ENTRIES:
+            self.extend(entries)
+            return
+        if _default_groups is None:  # a long-lived server searches many times
+            self.extend(entries)
+            _default_groups = dict(self._groups)
+        # `extend` replaces a group's set and never changes one in place: sharing is safe.
+        self._groups = dict(_default_groups)
 
     def extend(self, entries: Mapping[str, Sequence[str]]) -> None:
         """Add groups; a member already in a group joins the others to it."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import time
 
+from orbit_learnings.core.ranking import _epoch
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from orbit_learnings.core.results import Scored
@@ -61,8 +63,6 @@ def _tie_breaker_range(weights: dict[str, float]) -> tuple[float, float]:
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:
-    from orbit_learnings.core.ranking import _epoch
-
     age_days = max(((now or time.time()) - _epoch(updated_at)) / 86400.0, 0.0)
     return max(0.0, 1.0 - age_days / 30.0)
 
