@@ -67,7 +67,9 @@ class TextCandidates:
             )
             scored = match.scored
             if self.use_vectors:
-                scored = _fused(index.conn, self.text, self.statuses, self.tags, scored)
+                from orbit_learnings.retrieval import semantic
+
+                scored = semantic.fuse(index.conn, self.text, self.statuses, self.tags, scored)
                 match.semantic = True
             self.profile = confidence.query_profile(match, self.profile)
             ids = combined.contenders(scored, self.keep, self.weights)
@@ -106,20 +108,3 @@ class TextCandidates:
         confidence = self.feedback[learning_id][0]  # every contender's was read
         relevance = scored[learning_id].relevance
         return relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
-
-
-def _fused(
-    conn: sqlite3.Connection,
-    text: str,
-    statuses: Sequence[str],
-    tags: Sequence[str],
-    scored: dict[str, Any],
-) -> dict[str, Any]:
-    """The text matches fused with the vector ranking. With the model installed, the
-    index's vectors follow the files like its other rows: a search embeds the few
-    learnings that changed (~20 ms each); a bulk import waits for `orbit learning sync`
-    or `embed`, which show progress, and is searched meanwhile with the vectors it has."""
-    from orbit_learnings.retrieval import semantic
-
-    semantic.embed(conn, at_most=semantic.EMBED_ON_SEARCH)
-    return semantic.fuse(conn, text, statuses, tags, scored)

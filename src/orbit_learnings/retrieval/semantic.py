@@ -154,7 +154,12 @@ def fuse(
     bm25: dict[str, Scored],
 ) -> dict[str, Scored]:
     """Fuse BM25 with the vector ranking (when vectors are cached); relevance becomes the
-    normalised fused score. Skipped when BM25 is already confident."""
+    normalised fused score. Skipped when BM25 is already confident.
+
+    The index's vectors follow the files like its other rows: a search first embeds the
+    few learnings that changed (~20 ms each); a bulk import waits for `orbit learning
+    sync` or `embed`, which show progress, and is searched meanwhile with what it has."""
+    embed(conn, at_most=EMBED_ON_SEARCH)
     strengths = [s.bm25 / (1.0 + s.bm25) for s in bm25.values()]
     if bm25_confident(strengths):
         return bm25
