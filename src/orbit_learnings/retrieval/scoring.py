@@ -159,8 +159,8 @@ def _score(
         return
     rare = " OR ".join(t.expression() for n, t in enumerate(terms) if n not in common)
     candidates = fulltext.word_matches(conn, rare, statuses, tags)
-    scored, best = evidence.scored(candidates)
     if keep is not None:
+        scored, best = evidence.scored(candidates)
         leaders = sorted((s.relevance for s in scored.values()), reverse=True)[keep - 1 : keep]
         if leaders and leaders[0] > evidence.left_out_bound(common, best) + slack:
             match.scored.update(scored)
@@ -172,8 +172,8 @@ def _score(
         rest = fulltext.word_matches(
             conn, f"({only}) NOT ({rare})", statuses, tags, fulltext.CANDIDATES - len(candidates)
         )
-        scored, best = evidence.scored(candidates + [(i, 0.0, row) for i, _, row in rest])
-    match.scored.update(scored)
+        candidates = candidates + [(i, 0.0, row) for i, _, row in rest]
+    match.scored.update(evidence.scored(candidates)[0])
 
 
 class _Evidence:
@@ -252,11 +252,11 @@ class _Evidence:
         # What each candidate holds, from set intersections (in C) rather than one membership
         # test per candidate and set. Sums are accumulated in term order, as `sum` would.
         held = _held_by({row for _, _, row in candidates}, weights, self.containing)
+        phrases = self.phrases
         best_phrase: dict[int, float] = {}
-        for rows, share in self.phrases:
+        for rows, share in phrases:
             for row in held.keys() & rows:
                 best_phrase[row] = max(best_phrase.get(row, 0.0), share)
-        phrases = self.phrases
         whole_rows = phrases[0][0] if phrases and phrases[0][1] >= 0.999 else set()
         near_rows = held.keys() & self.near
         bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]

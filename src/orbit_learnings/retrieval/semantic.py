@@ -163,15 +163,15 @@ def fuse(
     strengths = [s.bm25 / (1.0 + s.bm25) for s in bm25.values()]
     if bm25_confident(strengths):
         return bm25
-    vectors = vector_ranking(conn, text, statuses)
+    by_vector = vector_ranking(conn, text, statuses)  # not `vectors`: that is the module
     if tags:
         allowed = reads.ids_with_tags(conn, tags)
-        vectors = [(i, c) for i, c in vectors if i in allowed]
-    if not vectors:
+        by_vector = [(i, c) for i, c in by_vector if i in allowed]
+    if not by_vector:
         return bm25
     bm25_order = sorted(bm25, key=lambda i: (-bm25[i].relevance, i))
-    fused = rrf([bm25_order, [i for i, _ in vectors]], [BM25_WEIGHT, VECTOR_WEIGHT])
-    cosines = dict(vectors)
+    fused = rrf([bm25_order, [i for i, _ in by_vector]], [BM25_WEIGHT, VECTOR_WEIGHT])
+    cosines = dict(by_vector)
     top = max_rrf()
     out: dict[str, Scored] = {}
     for learning_id, score in fused.items():
