@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,3 +108,15 @@ def add_learning(root: Path, summary: str = "Lesson", *, level: str = "project")
 
     new = bundles.NewLearning(summary=summary, scope=Scope(["src/**"]))
     return bundles.create_learning(Workspace(root, level=level), new).id
+
+
+def wait_until_settled(root: Path) -> None:
+    """Wait until no file under `root`'s learnings folder is young enough to be racy, so
+    that reads trust the index's one number. The scan compares change times (ctime),
+    which no tool can set back, so aging a fixture means waiting: ~0.1 s on a
+    filesystem with fine timestamps. Deterministic: the wait ends by the clock alone."""
+    from orbit_learnings.index.freshness import is_racy
+
+    stamps = [p.stat().st_ctime_ns for p in (root / ".orbit" / "learnings").rglob("*")]
+    while any(is_racy(stamp, time.time_ns()) for stamp in stamps):
+        time.sleep(0.01)

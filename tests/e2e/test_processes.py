@@ -14,7 +14,7 @@ import pytest
 
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.testing import ORBIT_BIN, run_orbit
+from tests.testing import ORBIT_BIN, run_orbit, wait_until_settled
 
 
 def test_eight_concurrent_adds_get_distinct_ids_and_valid_bundles(workspace: Path) -> None:
@@ -143,6 +143,7 @@ def heavy_beyond_the_floor() -> set[str]:
 
 def test_hot_path_lookup_imports_nothing_heavy(example: Path) -> None:
     """The import budget of `learning list --path --json` with a fresh index."""
+    wait_until_settled(example)  # else the sync stores racy stats, re-read later
     run_orbit("learning", "sync", cwd=example)
     loaded = _modules_loaded_by(
         ["learning", "list", "--path", "db/migrations/x.sql", "--json"], example
@@ -179,6 +180,7 @@ SEARCH_BUDGET = {  # feedback counts come from the index: no sidecar parser, so 
 def test_text_search_takes_the_lean_path(example: Path, args: list[str]) -> None:
     """An agent's pull path: no Typer, rich or dataclasses (whose `inspect` import alone
     cost a search process ~6 ms) — the same answer as the full CLI, in a third the time."""
+    wait_until_settled(example)  # else the sync stores racy stats, re-read later
     run_orbit("learning", "sync", cwd=example)
     loaded = {m.split(".")[0] for m in _modules_loaded_by(args, example)}
     assert not loaded & SEARCH_BUDGET, sorted(loaded & SEARCH_BUDGET)
@@ -191,6 +193,7 @@ def test_text_search_takes_the_lean_path(example: Path, args: list[str]) -> None
 
 def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
     """The hooks run on every tool call an agent makes: same budget as the lookup."""
+    wait_until_settled(example)  # else the sync stores racy stats, re-read later
     run_orbit("learning", "sync", cwd=example)
     budget = heavy_beyond_the_floor()
     payload = json.dumps(

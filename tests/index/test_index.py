@@ -16,7 +16,7 @@ from orbit_learnings.index import rows
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.testing import git
+from tests.testing import git, wait_until_settled
 
 
 def add(
@@ -247,10 +247,8 @@ def test_votes_rewritten_within_one_timestamp_tick_are_seen(workspace: Path) -> 
 
 
 def _settle(ws: Workspace) -> None:
-    """Age every learning.yaml past the racy window, so reads take the one-number path."""
-    old = 1_700_000_000_000_000_000
-    for path in ws.learnings_dir.glob("*/learning.yaml"):
-        os.utime(path, ns=(old, old))
+    """Let every learning.yaml age past the racy window, so reads take the one-number path."""
+    wait_until_settled(ws.root)
 
 
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -356,6 +354,7 @@ def test_votes_are_reread_only_when_their_sidecar_changed(
     old = 1_700_000_000_000_000_000
     for path in ws.learnings_dir.glob("*/*"):
         os.utime(path, ns=(old, old))
+    wait_until_settled(ws.root)
     queries.list_learnings(ws)  # settles every signature
     read: list[str] = []
     real = votes_module.read_votes
@@ -462,3 +461,41 @@ def test_vote_scores_follow_the_stamps_whatever_half_life_reads_them(
         assert hit.vote_score == pytest.approx(vote_score(stamps, None, float(life)), rel=1e-9)
         (found,) = queries.search_text(ws, "Lesson").hits
         assert found.vote_score == pytest.approx(hit.vote_score, rel=1e-9)
+
+
+def test_a_settled_rewrite_that_restores_the_modification_time_is_seen(workspace: Path) -> None:
+    """`cp -p`, `touch -r` and `rsync -t` set a file's mtime back; with the same size and
+    inode the mtime alone would hide the edit. The change time cannot be set back."""
+    ws = Workspace(workspace)
+    add(ws, "alpha")
+    path = store.learning_file(ws, "L-0001")
+    old = 1_700_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    _settle(ws)
+    assert queries.list_learnings(ws).hits[0].summary == "alpha"
+    before = path.stat()
+    path.write_text(path.read_text().replace("alpha", "omega"))  # in place: same inode
+    os.utime(path, ns=(old, old))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    _settle(ws)  # not caught by the racy rule: only the change time tells
+    assert queries.list_learnings(ws).hits[0].summary == "omega"
+
+
+@pytest.mark.parametrize(
+    ("stamp", "age_ns", "racy"),
+    [
+        (1_700_000_000_123_456_789, 50_000_000, True),  # fine timestamps: a 0.1 s tick
+        (1_700_000_000_123_456_789, 150_000_000, False),
+        (1_700_000_000_000_000_000, 150_000_000, True),  # whole seconds: a 1 s tick
+        (1_700_000_000_000_000_000, 1_100_000_000, False),
+    ],
+)
+def test_the_racy_window_is_the_filesystems_tick(stamp: int, age_ns: int, racy: bool) -> None:
+    from orbit_learnings.index.freshness import is_racy
+
+    assert is_racy(stamp, stamp + age_ns) is racy

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "11"
+INDEX_SCHEMA_VERSION = "12"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

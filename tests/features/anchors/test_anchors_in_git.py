@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import REPO, git, run_orbit
+from tests.testing import REPO, git, run_orbit, wait_until_settled
 
 SERVICE = '''"""Orders."""
 
@@ -176,6 +176,7 @@ def test_the_hot_path_trusts_its_cached_verdict_until_the_file_changes(repo: Pat
     past = bundle.stat().st_mtime_ns - 10**10
     for aged in (bundle, target):  # not "racy": the index keeps its rows and verdicts
         os.utime(aged, ns=(past, past))
+    wait_until_settled(repo)
     assert hook_line(repo, "s-cache-1").startswith("L-0001 (scope ")
     before = target.stat()
     target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")

@@ -21,6 +21,7 @@ from orbit_learnings.index.build import open_fresh
 from orbit_learnings.retrieval import combined, queries, scoring
 from orbit_learnings.store import feedback
 from orbit_learnings.store.workspace import Workspace
+from tests.testing import wait_until_settled
 
 WORDS = [
     "retry",
@@ -133,6 +134,7 @@ def store(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     past = time.time_ns() - 60_000_000_000  # older than the racy window: read once
     for path in (workspace / ".orbit" / "learnings").rglob("*.*"):
         os.utime(path, ns=(past, past))
+    wait_until_settled(workspace)
     return Workspace(workspace)
 
 
