@@ -117,6 +117,44 @@ def matching_rows(
     return found if among is None else found & set(among)
 
 
+class TermRows:
+    """Which learnings hold one query term, as the FTS rowids `matching_rows` gives.
+
+    A term held by half the store or more is not fetched: its count comes from FTS5,
+    and which candidates hold it from the rows that match the query's other terms but
+    not this one, usually none. Every candidate matches some term of the query, so a
+    candidate not among those holds it. Fetching 10,000 rowids cost a search ~1 ms.
+    """
+
+    __slots__ = ("_conn", "_expression", "_lacking", "_others", "count", "rows")
+
+    def __init__(
+        self, conn: sqlite3.Connection, expression: str, others: str, count: int, total: int
+    ) -> None:
+        self._conn, self._expression, self._others = conn, expression, others
+        self._lacking: set[int] | None = None
+        self.count = count  # `term_count(conn, expression)`
+        self.rows = None if 2 * count >= total else matching_rows(conn, expression)
+
+    def holding(self, candidates: Collection[int]) -> set[int]:
+        """Those of `candidates` (rows that match some term of the query) holding this one."""
+        if self.rows is not None:
+            return self.rows.intersection(candidates)
+        if self._lacking is None:
+            self._lacking = (
+                matching_rows(self._conn, f"({self._others}) NOT ({self._expression})")
+                if self._others
+                else set()
+            )
+        return set(candidates).difference(self._lacking)
+
+
+def term_count(conn: sqlite3.Connection, expression: str) -> int:
+    """How many learnings match one FTS5 expression, whatever their status."""
+    sql = "SELECT count(*) FROM learnings_fts WHERE learnings_fts MATCH ?"
+    return int(conn.execute(sql, (expression,)).fetchone()[0])
+
+
 def document_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM learnings_index").fetchone()[0])
 

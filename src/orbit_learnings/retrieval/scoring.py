@@ -110,8 +110,8 @@ def text_matches(
     match = TextMatch()
     plan = fts.plan(text, glossary)
     if plan.terms:
-        plan, containing = _term_sets(conn, plan, match)
-        match.evidence = _Evidence(conn, plan, containing, match)
+        plan, counts = _term_sets(conn, plan, match)
+        match.evidence = _Evidence(conn, plan, counts, match)
         _score(conn, match.evidence, statuses, tags, match, keep, slack)
     for run in re.findall(_CJK, text) if text and max(text) >= _CJK_FROM else ():
         for learning_id in fulltext.substring_matches(conn, run, statuses, tags):
@@ -121,22 +121,22 @@ def text_matches(
 
 def _term_sets(
     conn: sqlite3.Connection, plan: fts.Plan, match: TextMatch
-) -> tuple[fts.Plan, list[set[int]]]:
-    """Which learnings hold each term; a term found nowhere gets its likely spelling."""
-    containing = []
+) -> tuple[fts.Plan, list[int]]:
+    """How many learnings hold each term; a term found nowhere gets its likely spelling."""
+    counts = []
     for index, term in enumerate(plan.terms):
-        ids = fulltext.matching_rows(conn, term.expression())
-        if not ids and len(term.word) >= MIN_TYPO_LENGTH and term.word.isalpha():
+        count = fulltext.term_count(conn, term.expression())
+        if not count and len(term.word) >= MIN_TYPO_LENGTH and term.word.isalpha():
             fixed = typo_fix(conn, term.word)
             if fixed is not None:
                 term = term.with_alternative(fixed)
                 plan = plan.replaced(index, term)
                 match.corrected[term.word] = fixed
-                ids = fulltext.matching_rows(conn, term.expression())
-        containing.append(ids)
-    match.unknown_share = sum(1 for ids in containing if not ids) / len(containing)
-    match.terms = len(containing)
-    return plan, containing
+                count = fulltext.term_count(conn, term.expression())
+        counts.append(count)
+    match.unknown_share = sum(1 for count in counts if not count) / len(counts)
+    match.terms = len(counts)
+    return plan, counts
 
 
 def _score(
@@ -181,17 +181,24 @@ class _Evidence:
     (its idf) and which rows hold each term, phrase, nearness and summary word."""
 
     def __init__(
-        self, conn: sqlite3.Connection, plan: fts.Plan, containing: list[set[int]], match: TextMatch
+        self, conn: sqlite3.Connection, plan: fts.Plan, counts: list[int], match: TextMatch
     ) -> None:
-        self.plan, self.containing = plan, containing
+        self.plan = plan
         self.total = fulltext.document_count(conn)
-        self.weights = [_idf(self.total, len(ids)) for ids in containing]
+        expressions = [term.expression() for term in plan.terms]
+        self.containing = [
+            fulltext.TermRows(
+                conn, own, " OR ".join(expressions[:n] + expressions[n + 1 :]), count, self.total
+            )
+            for n, (own, count) in enumerate(zip(expressions, counts, strict=True))
+        ]
+        self.weights = [_idf(self.total, count) for count in counts]
         for index, term in enumerate(plan.terms):
             if term.word in match.corrected:
                 self.weights[index] *= TYPO_DISCOUNT  # a guessed spelling is weaker evidence
         self.all_weight = sum(self.weights) or 1.0
         self.top_idf = _idf(self.total, 1)
-        self.phrases = _phrase_shares(conn, plan, containing, self.weights, self.all_weight)
+        self.phrases = _phrase_shares(conn, plan, self.weights, self.all_weight)
         near_expression = plan.near_expression()
         self.near = fulltext.matching_rows(conn, near_expression) if near_expression else set()
         self.rows: dict[str, int] = {}  # id -> FTS rowid of every candidate scored
@@ -202,8 +209,8 @@ class _Evidence:
         its own FTS5 phrase, with its own idf), and never every term."""
         common = [
             n
-            for n, (term, ids) in enumerate(zip(self.plan.terms, self.containing, strict=True))
-            if len(term.forms) == 1 and 2 * len(ids) >= self.total
+            for n, (term, rows) in enumerate(zip(self.plan.terms, self.containing, strict=True))
+            if len(term.forms) == 1 and 2 * rows.count >= self.total
         ]
         return common if len(common) < len(self.plan.terms) else []
 
@@ -235,7 +242,7 @@ class _Evidence:
         plan, weights = self.plan, self.weights
         in_summary = [
             fulltext.matching_rows(conn, "summary : " + term.expression(), among=rows.keys())
-            if holding
+            if holding.count
             else set()
             for term, holding in zip(plan.terms, self.containing, strict=True)
         ]
@@ -251,7 +258,8 @@ class _Evidence:
         weights, all_weight, top_idf = self.weights, self.all_weight, self.top_idf
         # What each candidate holds, from set intersections (in C) rather than one membership
         # test per candidate and set. Sums are accumulated in term order, as `sum` would.
-        held = _held_by({row for _, _, row in candidates}, weights, self.containing)
+        rows = {row for _, _, row in candidates}
+        held = _held_by(rows, weights, [term.holding(rows) for term in self.containing])
         phrases = self.phrases
         best_phrase: dict[int, float] = {}
         for rows, share in phrases:
@@ -312,7 +320,6 @@ def _idf(total: int, frequency: int) -> float:
 def _phrase_shares(
     conn: sqlite3.Connection,
     plan: fts.Plan,
-    containing: list[set[int]],
     weights: list[float],
     all_weight: float,
 ) -> list[tuple[set[int], float]]:
