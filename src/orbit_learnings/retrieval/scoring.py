@@ -258,8 +258,9 @@ class _Evidence:
         weights, all_weight, top_idf = self.weights, self.all_weight, self.top_idf
         # What each candidate holds, from set intersections (in C) rather than one membership
         # test per candidate and set. Sums are accumulated in term order, as `sum` would.
-        rows = {row for _, _, row in candidates}
-        held = _held_by(rows, weights, [term.holding(rows) for term in self.containing])
+        candidate_rows = {row for _, _, row in candidates}
+        holders = [term.holding(candidate_rows) for term in self.containing]
+        held = _held_by(candidate_rows, weights, holders)
         phrases = self.phrases
         best_phrase: dict[int, float] = {}
         for rows, share in phrases:
