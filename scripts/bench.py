@@ -653,6 +653,24 @@ for name in os.listdir(folder):
         os.stat(name + "/learning.yaml", dir_fd=fd)
 os.close(fd)
 """
+# The floor plus the bare-stat loop plus the least a free-text search can do with the index:
+# open it, one FTS5 query of the text's words (bm25-ranked, first 5) and its JSON. No
+# tiers, no tie-breakers, no package: what any FTS5-backed search process pays at least.
+# The index's file and tables are named here, not imported: importing them costs the floor.
+_SEARCH_FLOOR_PROCESS = (
+    _STAT_FLOOR_PROCESS
+    + """
+import sys
+conn = sqlite3.connect(".orbit/state/index.sqlite3")
+words = " OR ".join('"' + w + '"' for w in sys.argv[1].split())
+rows = conn.execute(
+    "SELECT l.id, l.summary FROM learnings_fts f JOIN learnings_index l ON l.rowid = f.rowid"
+    " WHERE learnings_fts MATCH ? ORDER BY bm25(learnings_fts) LIMIT 5", (words,)
+).fetchall()
+sys.stdout.write(json.dumps(rows))
+"""
+)
+SEARCH_COMMANDS = ("search_kind_learning_json", "learning_search_json")
 HOT_COMMANDS = (
     "search_kind_learning_json",
     "learning_search_json",
@@ -726,6 +744,12 @@ def read_actions(
             roots[first],
             None,
         ),
+        "search_floor_process": (
+            [sys.executable, "-c", _SEARCH_FLOOR_PROCESS, READ_QUERIES[1]],
+            None,
+            roots[first],
+            None,
+        ),
     }
     for name, launcher in launchers.items():
         for key, (args, stdin) in read_commands(launcher, roots[name]).items():
@@ -756,16 +780,20 @@ def read_phases(
 
 def process_medians(samples: dict[str, list[float]]) -> dict[str, object]:
     """One run's whole-process medians: the floor's in ms; every other process's median
-    and ratio to the floor; and each hot command's ms above the floor plus stat loop."""
+    and ratio to the floor; each hot command's ms above the floor plus stat loop, and each
+    search's above the bare search process."""
     floor = statistics.median(samples["floor"])
     stat_floor = statistics.median(samples["stat_floor_process"])
+    search_floor = statistics.median(samples["search_floor_process"])
     medians: dict[str, object] = {"floor_ms": round(floor, 2)}
     for key, values in samples.items():
         if key != "floor":
             median = statistics.median(values)
             stats = {"median_ms": round(median, 2), "ratio": round(median / floor, 2)}
-            if key != "stat_floor_process":
+            if key.partition(":")[2] in HOT_COMMANDS:
                 stats["above_stat_floor_process_ms"] = round(median - stat_floor, 2)
+            if key.partition(":")[2] in SEARCH_COMMANDS:
+                stats["above_search_floor_process_ms"] = round(median - search_floor, 2)
             medians[key] = stats
     return medians
 
@@ -820,7 +848,8 @@ def stat_floor_rows(
     row: Callable[[str, Callable[[dict[str, object], str], float], str], None],
 ) -> None:
     """The rows of the floor plus the bare-stat loop (one process per run, the same in
-    every version's column), and each hot command's own overhead above it."""
+    every version's column), and each hot command's own overhead above it; then the bare
+    search process, and each search's overhead above that."""
     row(
         "floor + bare-stat loop (whole process), ms",
         lambda r, n: float(r["stat_floor_process"]["median_ms"]),  # type: ignore[index]
@@ -835,6 +864,17 @@ def stat_floor_rows(
         row(
             f"{key}, ms above floor + stat loop",
             lambda r, n, k=key: float(r[f"{n}:{k}"]["above_stat_floor_process_ms"]),  # type: ignore[index]
+            " ms",
+        )
+    row(
+        "bare search process (floor + stat loop + one FTS5 query), × floor",
+        lambda r, n: float(r["search_floor_process"]["ratio"]),  # type: ignore[index]
+        "",
+    )
+    for key in SEARCH_COMMANDS:
+        row(
+            f"{key}, ms above the bare search process",
+            lambda r, n, k=key: float(r[f"{n}:{k}"]["above_search_floor_process_ms"]),  # type: ignore[index]
             " ms",
         )
 
@@ -970,6 +1010,14 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
     args = parser.parse_args()
+    # A folder without the package would run the installed one (this checkout's) under
+    # the baseline's name: a comparison of the code with itself, silently.
+    for flag, folder in (
+        ("--baseline", args.baseline and args.baseline / "src"),
+        ("--stale-baseline", args.stale_baseline),
+    ):
+        if folder is not None and not (folder / "orbit_learnings" / "__init__.py").is_file():
+            parser.error(f"{flag}: no orbit_learnings package in {folder}")
     args.sizes_given = args.sizes is not None
     args.sizes = args.sizes or [100, 1000, 10000]
     if args.dashboard:

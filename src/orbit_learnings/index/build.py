@@ -12,10 +12,8 @@ import sqlite3
 import time
 
 from orbit_learnings.core.errors import LegacyLayoutError, Problem, ValidationFailed
-from orbit_learnings.core.progress import report
 from orbit_learnings.index import reads
 from orbit_learnings.index.freshness import Scan, scan
-from orbit_learnings.index.parallel import load_all
 from orbit_learnings.index.rows import delete_folder, insert, load_folder, resolve_links, stamp
 from orbit_learnings.index.schema import TABLES, create_schema, discard, meta, open_usable
 from orbit_learnings.store.layout import LEARNINGS_PREFIX
@@ -32,6 +30,9 @@ if TYPE_CHECKING:
 
 def _populate(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> list[Problem]:
     """Replace the whole content from the files; the caller owns the transaction."""
+    from orbit_learnings.core.progress import report  # rebuilds only: reads skip both
+    from orbit_learnings.index.parallel import load_all
+
     for table in TABLES:
         conn.execute(f"DELETE FROM {table}")
     problems: list[Problem] = []
@@ -92,6 +93,8 @@ def _refresh(conn: sqlite3.Connection, ws: Workspace, snapshot: Scan) -> None:
     refreshed while this one waited for the lock, nothing differs and only the
     quick number is stamped.
     """
+    from orbit_learnings.core.progress import report
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         plain = conn.cursor()

@@ -13,7 +13,6 @@ import sqlite3
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
 from orbit_learnings.core.ranking import digest, half_life_days
 from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
-from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
 from orbit_learnings.store.workspace import Workspace
 
@@ -42,6 +41,7 @@ class Loaded:
 def load_folder(ws: Workspace, folder: str) -> Loaded:
     from orbit_learnings.core import ids as model
     from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.fileops import read_regular_text
     from orbit_learnings.store.votes import read_votes
 
     bundle = ws.learnings_dir / folder
