@@ -115,6 +115,18 @@ MAX_QUERY_CHARS = 1024  # a path or glob longer than any real one: refused, not 
 MAX_SEGMENT_CHARS = 255  # no file system allows a longer name; the matchers rely on it
 
 
+def utf8_text(path: str) -> str:
+    """A file name as text that can be stored, bound and printed: a byte that is not UTF-8
+    (a Latin-1 `café.py`, which Python hands over as a surrogate escape) becomes U+FFFD.
+    Nothing is lost for matching: scopes are UTF-8, so no glob names that byte literally,
+    and `?` or `*` match U+FFFD as they match the byte."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return path
+
+
 def make_query(
     repo_relative: str, *, is_directory: bool = False, literal: bool = False
 ) -> PathQuery:
@@ -125,7 +137,7 @@ def make_query(
     """
     from orbit_learnings.core.errors import UsageError
 
-    text = repo_relative
+    text = repo_relative if repo_relative.isascii() else utf8_text(repo_relative)
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"a --path of {len(text)} characters is longer than {MAX_QUERY_CHARS}")
     if any(len(part) > MAX_SEGMENT_CHARS for part in text.split("/")):

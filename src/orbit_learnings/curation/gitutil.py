@@ -15,10 +15,19 @@ class GitUnavailable(Exception):
 
 
 def run_git(root: str | Path, *args: str, check: bool = True, stdin: str | None = None) -> str:
+    """git's output as text. Paths are bytes to git: one that is not UTF-8 (`café.py`
+    saved as Latin-1) decodes as Python decodes file names (surrogate escapes), so it
+    still names its file to `os` functions instead of failing the whole command."""
     if shutil.which("git") is None:
         raise GitUnavailable("git is not on PATH")
     proc = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, input=stdin, check=False
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        input=stdin,
+        check=False,
     )
     if check and proc.returncode != 0:
         raise GitUnavailable(proc.stderr.strip() or f"git {' '.join(args)} failed")

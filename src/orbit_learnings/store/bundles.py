@@ -178,9 +178,8 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
         heal_before_write(ws)
         learning_id = allocate_id(ws)
         stamp = now_iso()
-        document = _new_document(learning_id, stamp, new)
-        text = dump_new(document)
         try:
+            text = dump_new(_new_document(learning_id, stamp, new))
             learning = parse_learning(text, learning_id, f"<new {learning_id}>")
             atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
         except BaseException:

@@ -169,6 +169,7 @@ class SurgicalEditor:
 
     def set(self, key_path: tuple[str, ...], value: Any, after: str | None = None) -> None:
         """Set a (possibly nested) key to a plain value, inserting it after `after` if new."""
+        refuse_undecodable(value, key_path[-1])
         parent = self._node(key_path[:-1])
         key = key_path[-1]
         if parent is None or not hasattr(parent, "lc"):
@@ -271,8 +272,29 @@ def _render_block(key: str, value: Any, column: int) -> list[str]:
     ]
 
 
+def refuse_undecodable(value: Any, key: str) -> None:
+    """Learnings are UTF-8 text. A byte that is not (an argument typed in a Latin-1
+    terminal reaches Python as a surrogate escape) would be written as an escape YAML
+    cannot read back: refused here, by the field it is in, before anything is written."""
+    from orbit_learnings.core.errors import UsageError
+
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise UsageError(f"{key}: '{shown}' is not UTF-8 text") from None
+    elif isinstance(value, dict):
+        for inner_key, inner in value.items():
+            refuse_undecodable(inner, str(inner_key))
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            refuse_undecodable(inner, key)
+
+
 def dump_new(data: dict[str, Any]) -> str:
     """Render a fresh learning in the house style (2-space maps, indented lists)."""
+    refuse_undecodable(data, "learning")
     out = io.StringIO()
     _round_trip().dump(data, out)
     return out.getvalue()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.testing import CliRunner
+from tests.testing import CliRunner, run_orbit
 
 
 def add(orbit: CliRunner, *args: str) -> str:
@@ -218,3 +220,27 @@ def test_prune_says_archive_and_keeps_the_old_spelling_hidden(
     assert "--archive" in help_text and "--delete" not in help_text
     assert "--stale-only" not in help_text
     assert orbit("learning", "prune", "--delete", "--json").code == 0
+
+
+def test_a_file_name_that_is_not_utf8_is_looked_up_but_never_written(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    """A Latin-1 `café.py` reaches argv as bytes that are not UTF-8: looking it up once
+    failed with exit 3 (SQLite cannot bind it); writing it into a learning failed with
+    "invalid YAML". Real processes, so the name arrives as those bytes."""
+    latin1 = os.fsdecode(b"billing/caf\xe9.py")
+    add(orbit, "--summary", "Cafe totals are in cents", "--path", "billing/caf*.py")
+    for args in (["learning", "list", "--path"], ["search", "path"]):
+        outcome = run_orbit(*args, latin1, "--json", cwd=workspace)
+        assert outcome.code == 0, outcome.err
+        found = json.loads(outcome.out)["results"]
+        assert [(r["id"], r["matched_by"]) for r in found] == [
+            ("L-0001", ["path:billing/caf\ufffd.py"])
+        ]
+    for flag in ("--path", "--summary"):
+        args = ["--summary", "s", "--tag", "t", flag, latin1]
+        refused = run_orbit("learning", "add", *args, cwd=workspace)
+        field = "paths" if flag == "--path" else "summary"  # a second --summary wins
+        assert refused.code == 2
+        assert refused.err == f"orbit: error: {field}: 'billing/caf\\xe9.py' is not UTF-8 text\n"
+    assert [p.name for p in (workspace / ".orbit/learnings").glob("L-*")] == ["L-0001"]

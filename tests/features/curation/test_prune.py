@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,18 @@ def test_paths_gone_uses_git_files_not_a_tree_walk(git_repo: Path, orbit: CliRun
         "L-0003": ["paths-gone"],
         "L-0006": ["paths-gone"],
     }
+
+
+def test_a_file_name_that_is_not_utf8_still_counts(git_repo: Path, orbit: CliRunner) -> None:
+    """git prints names as the bytes they are: a Latin-1 `café.py` once failed the whole
+    report with a UnicodeDecodeError (exit 3)."""
+    latin1 = os.fsdecode(b"src/caf\xe9.py")  # not UTF-8: surrogate-escaped in Python
+    (git_repo / "src").mkdir()
+    (git_repo / latin1).write_text("x")
+    commit_all(git_repo)
+    add(orbit, "--path", "src/caf*.py")  # L-0001: only the Latin-1 file matches it
+    add(orbit, "--path", "gone/**")  # L-0002: matches nothing
+    assert stale(orbit) == {"L-0002": ["paths-gone"]}
 
 
 def test_commit_evidence(git_repo: Path, orbit: CliRunner) -> None:

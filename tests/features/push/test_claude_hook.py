@@ -419,3 +419,11 @@ def test_the_skill_pre_approves_the_read_commands_it_recommends(
     assert "allowed-tools:" in front and '"Bash(orbit learning list:*)"' in front
     for needle in ("what should I know about", "orbit learning list --path", "upvote"):
         assert needle in text
+
+
+def test_a_file_name_that_is_not_utf8_still_gets_its_learning(scoped: Path) -> None:
+    """A Latin-1 name in the payload (JSON escapes it as a lone surrogate) is looked up
+    like any other instead of failing the hook silently."""
+    code, out, err = hook(scoped, read(scoped, os.fsdecode(b"billing/caf\xe9.py")))
+    assert code == 0, err
+    assert "Money is integer cents." in context(out)
