@@ -850,33 +850,28 @@ def stat_floor_rows(
     """The rows of the floor plus the bare-stat loop (one process per run, the same in
     every version's column), and each hot command's own overhead above it; then the bare
     search process, and each search's overhead above that."""
-    row(
-        "floor + bare-stat loop (whole process), ms",
-        lambda r, n: float(r["stat_floor_process"]["median_ms"]),  # type: ignore[index]
-        " ms",
+    floors = (
+        ("stat_floor_process", "floor + bare-stat loop (whole process)", "floor + stat loop"),
+        (
+            "search_floor_process",
+            "bare search process (floor + stat loop + one FTS5 query)",
+            "bare search process",
+        ),
     )
-    row(
-        "floor + bare-stat loop (whole process), × floor",
-        lambda r, n: float(r["stat_floor_process"]["ratio"]),  # type: ignore[index]
-        "",
-    )
-    for key in HOT_COMMANDS:
-        row(
-            f"{key}, ms above floor + stat loop",
-            lambda r, n, k=key: float(r[f"{n}:{k}"]["above_stat_floor_process_ms"]),  # type: ignore[index]
-            " ms",
-        )
-    row(
-        "bare search process (floor + stat loop + one FTS5 query), × floor",
-        lambda r, n: float(r["search_floor_process"]["ratio"]),  # type: ignore[index]
-        "",
-    )
-    for key in SEARCH_COMMANDS:
-        row(
-            f"{key}, ms above the bare search process",
-            lambda r, n, k=key: float(r[f"{n}:{k}"]["above_search_floor_process_ms"]),  # type: ignore[index]
-            " ms",
-        )
+    for floor, label, short in floors:
+        for field, unit, what in (("median_ms", " ms", "ms"), ("ratio", "", "× floor")):
+            row(
+                f"{label}, {what}",
+                lambda r, n, f=floor, x=field: float(r[f][x]),  # type: ignore[index]
+                unit,
+            )
+        commands = HOT_COMMANDS if floor == "stat_floor_process" else SEARCH_COMMANDS
+        for key in commands:
+            row(
+                f"{key}, ms above the {short}",
+                lambda r, n, k=key, f=floor: float(r[f"{n}:{k}"][f"above_{f}_ms"]),  # type: ignore[index]
+                " ms",
+            )
 
 
 def machine() -> dict[str, str]:
