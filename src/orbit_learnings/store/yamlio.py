@@ -16,7 +16,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from orbit_learnings.core.errors import Problem
+from orbit_learnings.core.errors import Problem, UsageError
 from orbit_learnings.core.timestamps import format_ts
 
 _FastLoader: type | None
@@ -276,8 +276,6 @@ def refuse_undecodable(value: Any, key: str) -> None:
     """Learnings are UTF-8 text. A byte that is not (an argument typed in a Latin-1
     terminal reaches Python as a surrogate escape) would be written as an escape YAML
     cannot read back: refused here, by the field it is in, before anything is written."""
-    from orbit_learnings.core.errors import UsageError
-
     if isinstance(value, str):
         try:
             value.encode("utf-8")
