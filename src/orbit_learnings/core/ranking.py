@@ -34,7 +34,7 @@ def half_life_days() -> float:
 
 
 @lru_cache(maxsize=65536)
-def _epoch(stamp: str) -> float:
+def epoch_seconds(stamp: str) -> float:
     """Seconds since the epoch of a canonical `Z` stamp; cached, since votes share stamps.
 
     `fromisoformat` is C code and avoids importing `_strptime` on the hot path.
@@ -61,7 +61,7 @@ class VoteScorer:
         moment, life = self.moment, self.life
         total = 0.0
         for stamp in stamps:
-            age_days = max((moment - _epoch(stamp)) / 86400.0, 0.0)
+            age_days = max((moment - epoch_seconds(stamp)) / 86400.0, 0.0)
             total += 0.5 ** (age_days / life)
         return total
 
@@ -82,7 +82,7 @@ def digest(voted_at: Iterable[str], half_life: float) -> tuple[int, float, float
     """(count, newest vote's epoch seconds, the votes' score as of that newest vote) for
     `VoteScorer.digested`: the index keeps it so that ranking a learning costs one
     multiplication instead of a pass over its vote stamps."""
-    epochs = [_epoch(stamp) for stamp in voted_at]
+    epochs = [epoch_seconds(stamp) for stamp in voted_at]
     if not epochs:
         return 0, 0.0, 0.0
     newest = max(epochs)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 
-from orbit_learnings.core.ranking import _epoch
+from orbit_learnings.core.ranking import epoch_seconds
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _tie_breaker_range(weights: dict[str, float]) -> tuple[float, float]:
 
 
 def recency_bonus(updated_at: str, now: float | None = None) -> float:
-    age_days = max(((now or time.time()) - _epoch(updated_at)) / 86400.0, 0.0)
+    age_days = max(((now or time.time()) - epoch_seconds(updated_at)) / 86400.0, 0.0)
     return max(0.0, 1.0 - age_days / 30.0)
 
 

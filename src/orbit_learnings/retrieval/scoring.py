@@ -1,15 +1,12 @@
 """Free-text search: how well each learning matches the query (`combined` adds the tie-breakers).
 
-The text match decides the order; votes, recency and helpfulness only break near-ties:
+The text match decides the order; votes, recency and helpfulness only break near-ties
+(`combined` holds the whole score):
 
     relevance = 0.45 * bm25 / best bm25 of this query     # relative, never saturating
               + 0.35 * coverage                           # share of the query's idf weight
               + 0.15 * phrase                             # the longest phrase it contains
               + 0.05 * near                               # every term within 10 words
-    score     = relevance
-              + w_votes * (1 - exp(-vote_score / 3))      # decayed votes, saturating
-              + w_recency * max(0, 1 - age_days / 30)     # fades over 30 days
-              + w_helpful * (confidence - 0.5) * 2        # feedback, -0.8 .. +1
 
 Defaults: text 1.0, votes 0.04, recency 0.01, helpfulness 0.02 (at most 0.07 in
 all, so a tie-breaker cannot lift a weak match over a strong one); override them
