@@ -136,7 +136,10 @@ def _compute(ws: Workspace, key: str, previous: StaleView | None) -> StaleView:
     import subprocess
     import sys
 
-    args = [sys.executable, "-m", "orbit_learnings.curation.stalecache", ws.root_dir]
+    from orbit_learnings.core import SAFE_PATH_FLAG
+
+    module = "orbit_learnings.curation.stalecache"
+    args = [sys.executable, SAFE_PATH_FLAG, "-m", module, ws.root_dir]
     try:
         child = subprocess.run(args, capture_output=True, text=True, check=False)
         if child.returncode != 0:

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orbit_learnings.core import SAFE_PATH_FLAG
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.integrations.base import Check, Integration, SetupReport
 from orbit_learnings.store.fileops import atomic_write_text
@@ -39,7 +40,8 @@ _PREAMBLE = """\
 {marker} (installed by `orbit hooks install`; `orbit hooks uninstall` restores what was here)
 ORBIT_PYTHON={python}  # the interpreter `orbit hooks install` ran with; else orbit on PATH
 orbit_cli() {{
-  if [ -x "$ORBIT_PYTHON" ]; then "$ORBIT_PYTHON" -m orbit_learnings "$@"; else orbit "$@"; fi
+  if [ -x "$ORBIT_PYTHON" ]; then "$ORBIT_PYTHON" {safe} -m orbit_learnings "$@"
+  else orbit "$@"; fi
 }}
 reachable() {{ [ -x "$ORBIT_PYTHON" ] || command -v orbit >/dev/null 2>&1; }}
 unreachable="orbit-learnings: $(basename "$0") hook: cannot run orbit ($ORBIT_PYTHON is gone \
@@ -77,7 +79,8 @@ exit 0
 
 
 def interpreter() -> str:
-    """The Python running orbit now: hooks and the driver call it with `-m orbit_learnings`."""
+    """The Python running orbit now: hooks and the driver call it with `-P -m orbit_learnings`
+    (never the repository's own folder first on the path; see `core.SAFE_PATH_FLAG`)."""
     return sys.executable
 
 
@@ -106,6 +109,7 @@ def script_for(name: str, python: str | None = None) -> str:
         python=shlex.quote(python or interpreter()),
         dry_run=DRY_RUN_ENV,
         chained=CHAINED_SUFFIX,
+        safe=SAFE_PATH_FLAG,
     )
     return preamble + (CHECK_BODY if name == CHECK_HOOK else REFRESH_BODY)
 
@@ -116,7 +120,7 @@ def driver_command(python: str | None = None) -> str:
     py = shlex.quote(python or interpreter())
     args = "learning merge-driver %O %A %B %P"
     return (
-        f"if [ -x {py} ]; then {py} -m orbit_learnings {args}; "
+        f"if [ -x {py} ]; then {py} {SAFE_PATH_FLAG} -m orbit_learnings {args}; "
         f"elif command -v orbit >/dev/null 2>&1; then orbit {args}; "
         "else git merge-file -L ours -L base -L theirs %A %O %B; fi"
     )
