@@ -9,74 +9,51 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.curation.extract import extract
+from orbit_learnings.curation.capture.extract import extract_sessions
 from tests.testing import REPO, CliRunner
 
 FIXTURES = REPO / "tests/fixtures/transcripts"
-EXPECTED = {
-    "correction.jsonl": [
-        (
-            "correction",
-            "Use pnpm instead of npm in this repo.",
-            ["web/package.json"],
-            ["correction"],
-        )
-    ],
-    "correction.md": [
-        (
-            "correction",
-            "Don't add NOT NULL columns to the orders table in one step; add it nullable, "
-            "backfill in batches, then set NOT NULL.",
-            [],
-            ["correction"],
-        )
-    ],
-    "error_fix.jsonl": [
+SESSIONS = REPO / "tests/fixtures/sessions"
+
+
+def drafts_of(name: str, root: str = "/home/dev/shop") -> list[tuple[str, str, list[str]]]:
+    found = extract_sessions([str(FIXTURES / name)], root).drafts
+    return [(d.detector, d.summary, d.paths) for d in found]
+
+
+def test_the_old_fixtures_still_yield_their_lesson_and_nothing_from_noise() -> None:
+    assert drafts_of("correction.jsonl") == [
+        ("follow-up", "Use pnpm instead of npm in this repo", ["web/package.json"])
+    ]
+    assert drafts_of("correction.md")[0][1].startswith("Don't add NOT NULL columns")
+    assert drafts_of("error_fix.jsonl") == [
         (
             "error-fix",
-            "`pytest tests/api/test_orders.py -q` failed with `E   ModuleNotFoundError: "
-            "No module named 'httpx'`; fixed by changing pyproject.toml.",
+            "`pytest` fails with `E   ModuleNotFoundError: No module named 'httpx'` until "
+            "pyproject.toml is fixed",
             ["pyproject.toml"],
-            ["dependencies", "testing"],
         )
-    ],
-    "noisy.jsonl": [],
-    "noisy.md": [],
-}
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_detectors_on_fixture_transcripts(name: str) -> None:
-    drafts = extract(str(FIXTURES / name), "/home/dev/shop")
-    got = [(d.detector, d.summary, d.paths, d.tags) for d in drafts]
-    assert got == EXPECTED[name]
-    for draft in drafts:
-        assert draft.source["file"].endswith(name) and len(draft.source["messages"]) == 2
-        assert 0 < draft.confidence <= 1
-
-
-def test_precision_over_all_fixtures() -> None:
-    produced = sum(len(extract(str(FIXTURES / n), "/home/dev/shop")) for n in EXPECTED)
-    correct = sum(len(v) for v in EXPECTED.values())
-    assert produced == correct == 3  # precision 3/3; the noisy transcripts yield nothing
+    ]
+    assert drafts_of("noisy.jsonl") == drafts_of("noisy.md") == []
 
 
 def test_extract_review_accept_reject(workspace: Path, orbit: CliRunner) -> None:
     files = [str(FIXTURES / n) for n in ("correction.jsonl", "error_fix.jsonl", "noisy.md")]
     created = orbit("learning", "extract", *files, "--json").json()
     assert len(created["drafts"]) == 2
+    assert [f["moments"] for f in created["files"]] == [1, 1, 0]
     assert not list((workspace / ".orbit/learnings").glob("L-*"))  # drafts never enter the store
     again = orbit("learning", "extract", *files, "--json").json()
-    assert again == {"drafts": [], "skipped_existing": 2}
+    assert again["drafts"] == [] and again["skipped_existing"] == 2
     listed = orbit("learning", "drafts", "list", "--json").json()["drafts"]
     by_detector = {d["detector"]: d["id"] for d in listed}
-    shown = orbit("learning", "drafts", "show", by_detector["correction"])
+    shown = orbit("learning", "drafts", "show", by_detector["follow-up"])
     assert "pnpm" in shown.out and "correction.jsonl" in shown.out
     accepted = orbit(
         "learning",
         "drafts",
         "accept",
-        by_detector["correction"],
+        by_detector["follow-up"],
         "--summary",
         "Use pnpm, never npm, in the web app",
         "--tag",
@@ -102,23 +79,6 @@ def test_accept_suggests_an_upvote_for_a_near_duplicate(workspace: Path, orbit: 
     refused = orbit("learning", "drafts", "accept", draft_id)
     assert refused.code == 1 and "upvote" in refused.err and "L-0001" in refused.err
     assert orbit("learning", "drafts", "list", "--json").json()["drafts"]  # still there for review
-
-
-def test_summariser_hook_is_off_by_default_and_pluggable(
-    workspace: Path, orbit: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    module = tmp_path / "team_summariser.py"
-    module.write_text("def summarise(draft, context):\n    return 'LLM: ' + draft['summary']\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("ORBIT_DRAFT_SUMMARISER", "team_summariser:summarise")
-    drafts = orbit("learning", "extract", str(FIXTURES / "correction.md"), "--json").json()[
-        "drafts"
-    ]
-    assert drafts[0]["summary"].startswith("LLM: Don't add NOT NULL")
-    monkeypatch.setenv("ORBIT_DRAFT_SUMMARISER", "missing_module:x")
-    bad = orbit("learning", "extract", str(FIXTURES / "correction.md"))
-    assert bad.code == 1 and "cannot be loaded" in bad.err
-    sys.modules.pop("team_summariser", None)
 
 
 def test_personal_store_beside_the_project(workspace: Path, orbit: CliRunner) -> None:

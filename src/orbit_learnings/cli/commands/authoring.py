@@ -17,27 +17,49 @@ from orbit_learnings.cli.state import STATE
 
 
 def extract_command(
-    transcripts: Annotated[
-        list[str], typer.Argument(metavar="TRANSCRIPT...", help="Claude Code .jsonl or text files.")
+    sessions: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="SESSION...",
+            help="Session files: Claude Code .jsonl, Codex CLI rollout .jsonl, or text.",
+        ),
     ],
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--with",
+            metavar="COMMAND",
+            help="A command that reads a prompt on stdin and prints a JSON array of drafts "
+            "(e.g. 'claude -p'); without it nothing is sent anywhere.",
+        ),
+    ] = None,
     *,
     json_out: JsonFlag = False,
 ) -> None:
-    """Propose draft learnings from agent transcripts (corrections, error -> fix).
+    """Find the moments in agent sessions where a lesson shows, and draft learnings from them.
 
-    Drafts go to .orbit/state/drafts/ for review; nothing enters the store yet.
+    Moments: a refused tool call and its reason, an interruption, a message that made the
+    agent redo an edit, a command that failed and then worked after a change. Drafts go to
+    .orbit/state/drafts/ for review; nothing enters the store yet.
 
     \b
     Examples:
-      orbit learning extract ~/.claude/projects/my-repo/*.jsonl
+      orbit learning extract ~/.claude/projects/-home-me-shop/*.jsonl
+      orbit learning extract ~/.codex/sessions/2026/11/*/rollout-*.jsonl --json
+      orbit learning extract session.jsonl --with 'claude -p'
       orbit learning drafts list
     """
-    from orbit_learnings.curation.drafts import run_extract
+    from orbit_learnings.curation.capture.drafts import run_extract
 
-    result = run_extract(STATE.workspace(), transcripts)
+    result = run_extract(STATE.workspace(), sessions, model_command=model)
     if json_out:
-        emit_json({"drafts": result.created, "skipped_existing": result.skipped})
+        emit_json(
+            {"drafts": result.created, "skipped_existing": result.skipped, "files": result.files}
+        )
         return
+    for report in result.files:
+        skipped = f", {report['skipped']} unreadable line(s) skipped" if report["skipped"] else ""
+        info(f"{report['file']}: {report['agent']}, {report['moments']} moment(s){skipped}")
     for draft in result.created:
         info(f"{draft['id']}\t{draft['detector']}\t{draft['confidence']}\t{draft['summary']}")
     info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
@@ -50,7 +72,7 @@ def drafts_list_command(*, json_out: JsonFlag = False) -> None:
     Example:
       orbit learning drafts list
     """
-    from orbit_learnings.curation.drafts import list_drafts
+    from orbit_learnings.curation.capture.drafts import list_drafts
 
     records = list_drafts(STATE.workspace())
     if json_out:
@@ -71,7 +93,7 @@ def drafts_show_command(
     Example:
       orbit learning drafts show D-1a2b3c4d
     """
-    from orbit_learnings.curation.drafts import get_draft
+    from orbit_learnings.curation.capture.drafts import get_draft
 
     record = get_draft(STATE.workspace(), draft_id)
     if json_out:
@@ -82,7 +104,7 @@ def drafts_show_command(
     info(f"  summary: {record['summary']}")
     info(f"  paths:   {', '.join(record['paths']) or '-'}")
     info(f"  tags:    {', '.join(record['tags']) or '-'}")
-    info(f"  source:  {source['file']} messages {source['messages']}")
+    info(f"  source:  {source.get('file', '-')} lines {source.get('lines', '-')}")
     info("")
     info(str(record["body"]))
 
@@ -109,7 +131,7 @@ def drafts_accept_command(
       orbit learning drafts accept D-1a2b3c4d --summary "Use pnpm, not npm" \\
         --tag tooling
     """
-    from orbit_learnings.curation.drafts import accept
+    from orbit_learnings.curation.capture.drafts import accept
 
     learning_id = accept(
         STATE.workspace(), draft_id, summary=summary, paths=path, tags=tag, force=force
@@ -127,7 +149,7 @@ def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]
     Example:
       orbit learning drafts reject D-1a2b3c4d
     """
-    from orbit_learnings.curation.drafts import reject
+    from orbit_learnings.curation.capture.drafts import reject
 
     reject(STATE.workspace(), draft_id)
     info(f"{draft_id} rejected")

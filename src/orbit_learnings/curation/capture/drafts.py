@@ -7,23 +7,22 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orbit_learnings.core.errors import NotFound, OrbitError
+from orbit_learnings.core.errors import NotFound
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.curation.adding import add_learning
-from orbit_learnings.curation.extract import Draft, Summariser, extract
+from orbit_learnings.curation.capture.drafting import Draft
+from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.layout import ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
-
-SUMMARISER_ENV = "ORBIT_DRAFT_SUMMARISER"  # "package.module:function", off by default
 
 
 def drafts_dir(ws: Workspace) -> str:
@@ -35,42 +34,35 @@ def _draft_id(draft: Draft) -> str:
     return "D-" + digest.hexdigest()[:8]
 
 
-def load_summariser() -> Summariser | None:
-    """The optional hook where a team can plug an LLM summariser; nothing runs by default."""
-    spec = os.environ.get(SUMMARISER_ENV, "").strip()
-    if not spec:
-        return None
-    module_name, _, attribute = spec.partition(":")
-    try:
-        found: Summariser = getattr(importlib.import_module(module_name), attribute or "summarise")
-    except (ImportError, AttributeError) as exc:
-        raise OrbitError(f"{SUMMARISER_ENV}={spec!r} cannot be loaded: {exc}") from None
-    return found
-
-
 @dataclass
 class Extracted:
     created: list[dict[str, object]]
     skipped: int
+    files: list[dict[str, object]]
 
 
-def run_extract(ws: Workspace, transcripts: Sequence[str]) -> Extracted:
-    summariser = load_summariser()
+def run_extract(
+    ws: Workspace, transcripts: Sequence[str], *, model_command: str | None = None
+) -> Extracted:
+    """Draft from every session file; a draft already waiting (same ID) is not written twice."""
+    found = extract_sessions(
+        transcripts,
+        ws.root_dir,
+        model_command=model_command,
+        orbit_dir=os.path.join(ws.root_dir, ORBIT_DIR),
+    )
     created: list[dict[str, object]] = []
     skipped = 0
-    for path in transcripts:
-        if not os.path.isfile(path):
-            raise OrbitError(f"no transcript at {path}")
-        for draft in extract(path, ws.root_dir, summariser):
-            draft_id = _draft_id(draft)
-            target = os.path.join(drafts_dir(ws), f"{draft_id}.json")
-            if os.path.exists(target):
-                skipped += 1
-                continue
-            record = {"id": draft_id, "created_at": now_iso(), **draft.to_dict()}
-            atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-            created.append(record)
-    return Extracted(created, skipped)
+    for draft in found.drafts:
+        draft_id = _draft_id(draft)
+        target = os.path.join(drafts_dir(ws), f"{draft_id}.json")
+        if os.path.exists(target):
+            skipped += 1
+            continue
+        record = {"id": draft_id, "created_at": now_iso(), **draft.to_dict()}
+        atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        created.append(record)
+    return Extracted(created, skipped, found.files)
 
 
 def list_drafts(ws: Workspace) -> list[dict[str, object]]:

@@ -1,0 +1,160 @@
+"""Shell commands and file paths as the detectors need them.
+
+`operation` says which operation a command runs, so "the same operation failed and then
+succeeded" compares like with like: `cd web && FOO=1 uv run pytest -x tests 2>&1 | tail`
+is `pytest`, `npm run build` is `npm run build`, `git push --force` is `git push`. Commands
+that only look (`ls`, `cat`, `grep`, `git status`) are never an operation: their failures
+are answers, not errors. Paths become repo-relative from any OS, dotfiles intact; files in
+a scratch folder or outside the repository, and documentation, are never "the fix".
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+_SETUP = {"cd", "pushd", "popd", "source", ".", "export", "set", "echo", "sleep", "true", "clear"}
+_WRAPPERS = {"sudo", "time", "env", "nice", "nohup", "exec", "command", "xvfb-run", "stdbuf"}
+_RUNNERS = {  # "uv run X" is X
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "dlx"),
+    ("npm", "exec"),
+    ("bundle", "exec"),
+    ("conda", "run"),
+    ("hatch", "run"),
+    ("pdm", "run"),
+}
+_SINGLE = {"npx", "bunx", "uvx", "pipx"}  # "npx X" is X
+_SUBCOMMANDS = {
+    "git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "make", "uv", "pip", "gh",
+    "kubectl", "dotnet", "mvn", "gradle", "./gradlew", "poetry", "bundle", "rails", "terraform",
+    "helm", "deno", "flutter", "dart", "swift", "composer", "php", "mix", "just", "nx", "turbo",
+    "docker-compose", "alembic", "django-admin", "rake", "brew", "apt", "apt-get", "conda",
+}  # fmt: skip
+_RUN_SCRIPT = {("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run")}
+_LOOKING = {
+    "ls", "cat", "grep", "rg", "find", "head", "tail", "which", "test", "[", "pwd", "wc",
+    "diff", "stat", "file", "sed", "awk", "ps", "tree", "less", "type", "whoami", "env",
+    "printenv", "du", "df", "fd", "ag", "jq", "sort", "uniq", "cut", "xxd", "od", "lsof",
+    "git status", "git log", "git diff", "git show", "git branch", "git remote", "git rev-parse",
+    "git ls-files", "git blame", "git grep", "git stash", "git fetch",
+}  # fmt: skip
+_PY = re.compile(r"^python(\d(\.\d+)?)?$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SEPARATORS = {"&&", "||", ";", "|", "&", "|&", ";;"}
+SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/", "/dev/")
+DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
+
+
+def tokens(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: good enough for naming the operation
+        return command.replace("&&", " && ").replace("|", " | ").replace(";", " ; ").split()
+
+
+def segments(command: str) -> list[list[str]]:
+    """The simple commands of a command line, in order, redirections dropped."""
+    parts: list[list[str]] = [[]]
+    skip_next = False
+    for token in tokens(command):
+        if skip_next:
+            skip_next = False
+        elif token in _SEPARATORS:
+            parts.append([])
+        elif set(token) <= set("<>&") and token:
+            if parts[-1] and parts[-1][-1].isdigit():
+                parts[-1].pop()  # the `2` of `2>&1`
+            skip_next = True
+        else:
+            parts[-1].append(token)
+    return [p for p in parts if p]
+
+
+def _program(words: list[str]) -> list[str]:
+    """The words after env assignments, wrappers and runners: what really runs."""
+    while words:
+        head = words[0] if words[0] == "./gradlew" else words[0].rsplit("/", 1)[-1]
+        if _ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
+            words = words[1:]
+        elif head == "timeout" and len(words) > 1:
+            words = words[2:] if not words[1].startswith("-") else words[1:]
+        elif head in _SINGLE:
+            words = [w for w in words[1:] if not w.startswith("-")][:1] + words[2:]
+        elif len(words) > 1 and (head, words[1]) in _RUNNERS:
+            words = words[2:]
+        else:
+            return [head, *words[1:]]
+    return []
+
+
+def operation(command: str) -> str | None:
+    """What a command line does, as a short key; None when it only looks or sets up."""
+    for words in segments(command):
+        program = _program(words)
+        if (
+            program[:1] in (["bash"], ["sh"], ["zsh"])
+            and len(program) > 2
+            and program[1]
+            in (
+                "-c",
+                "-lc",
+            )
+        ):
+            return operation(program[2])
+        if not program or program[0] in _SETUP:
+            continue
+        return _key(program)
+    return None
+
+
+def _key(program: list[str]) -> str | None:
+    head = "python" if _PY.match(program[0]) else program[0]
+    rest = [w for w in program[1:] if not w.startswith("-")]
+    if head == "python" and len(program) > 2 and program[1] == "-m":
+        head, rest = program[2], [w for w in program[3:] if not w.startswith("-")]
+    key = head
+    if head in _SUBCOMMANDS and rest:
+        key = f"{head} {rest[0]}"
+        if (head, rest[0]) in _RUN_SCRIPT and len(rest) > 1:
+            key += f" {rest[1]}"
+    if key in _LOOKING or head in _LOOKING:
+        return None
+    return key
+
+
+def normalise_path(path: str) -> str:
+    return path.replace("\\", "/")
+
+
+def repo_relative(path: str, root: str | None) -> str | None:
+    """`path` relative to `root`, from any OS (`C:\\Users\\me\\app\\x.py`, `/home/me/app/x.py`),
+    leading dots kept (`.github/…`); None when it lies outside the repository."""
+    norm = normalise_path(path)
+    absolute = norm.startswith("/") or bool(re.match(r"^[A-Za-z]:/", norm))
+    if not absolute:
+        relative = norm[2:] if norm.startswith("./") else norm
+        return None if relative.startswith("../") else relative
+    if not root:
+        return None
+    base = normalise_path(root).rstrip("/") + "/"
+    if re.match(r"^[A-Za-z]:/", norm):
+        norm, base = norm[0].lower() + norm[1:], base[0].lower() + base[1:]
+    return norm[len(base) :] if norm.startswith(base) else None
+
+
+def is_scratch(path: str) -> bool:
+    norm = normalise_path(path)
+    lowered = norm.lower()
+    return lowered.startswith(SCRATCH_PREFIXES) or "/appdata/local/temp/" in lowered
+
+
+def is_documentation(path: str) -> bool:
+    lowered = normalise_path(path).lower()
+    return lowered.endswith(DOC_SUFFIXES) or "/docs/" in f"/{lowered}"

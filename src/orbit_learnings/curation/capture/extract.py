@@ -1,0 +1,90 @@
+"""`orbit learning extract`: session files in, reviewable drafts out, every file accounted for.
+
+Each file is read by its own format (`sessions.read_session`), its moments found
+(`moments.find_moments`) and drafted (`drafting.draft_for`). A lesson that recurs across the
+sessions of one run ranks higher: drafts with the same summary merge, their evidence kept
+side by side. With a team model command (`--with`), the moments go to it and its drafts
+replace the deterministic ones; without one, nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.curation.capture.drafting import Draft, draft_for
+from orbit_learnings.curation.capture.moments import Moment, find_moments
+from orbit_learnings.curation.capture.readers import read_session
+from orbit_learnings.curation.capture.sessions import Session
+
+MAX_SESSION_BYTES = 256 << 20  # real sessions reach tens of MB; beyond this, refuse the file
+
+
+@dataclass
+class Extraction:
+    drafts: list[Draft] = field(default_factory=list)
+    files: list[dict[str, object]] = field(default_factory=list)  # per file: lines, skipped, …
+    moments: list[tuple[Session, Moment]] = field(default_factory=list)
+
+
+def extract_sessions(
+    paths: Sequence[str],
+    root: str | None,
+    *,
+    model_command: str | None = None,
+    orbit_dir: str | None = None,
+) -> Extraction:
+    result = Extraction()
+    for path in paths:
+        session = _read(path)
+        found = find_moments(session)
+        report = session.report()
+        report["moments"] = len(found)
+        result.files.append(report)
+        result.moments.extend((session, m) for m in found)
+    if model_command:
+        from orbit_learnings.curation.capture.model import drafts_from_model
+
+        result.drafts = drafts_from_model(model_command, result.moments, root, orbit_dir=orbit_dir)
+    else:
+        result.drafts = _deterministic(result.moments, root)
+    return result
+
+
+def _read(path: str) -> Session:
+    try:
+        session = read_session(path, max_bytes=MAX_SESSION_BYTES)
+    except FileNotFoundError:
+        raise OrbitError(f"no session file at {path}") from None
+    except IsADirectoryError:
+        raise OrbitError(f"{path} is a folder; pass the session files in it") from None
+    except (OSError, ValueError) as exc:
+        raise OrbitError(f"cannot read {path}: {exc}") from None
+    if session.lines and session.skipped == session.lines:
+        raise OrbitError(f"{path}: none of its {session.lines} lines is a session record")
+    return session
+
+
+def _deterministic(moments: list[tuple[Session, Moment]], root: str | None) -> list[Draft]:
+    merged: dict[str, Draft] = {}
+    for session, moment in moments:
+        draft = draft_for(moment, path=session.path, root=session.cwd or root)
+        if len(draft.summary.split()) < 2:
+            continue
+        key = re.sub(r"\W+", " ", draft.summary.lower()).strip()
+        if key in merged:
+            _recurs(merged[key], draft)
+        else:
+            merged[key] = draft
+    return list(merged.values())
+
+
+def _recurs(kept: Draft, again: Draft) -> None:
+    """The same lesson in another moment: more confidence, both pieces of evidence kept."""
+    seen = kept.source.setdefault("also", [])
+    if isinstance(seen, list):
+        seen.append({"file": again.source["file"], "lines": again.source["lines"]})
+    kept.confidence = min(1.0, kept.confidence + 0.1)
+    kept.paths = list(dict.fromkeys([*kept.paths, *again.paths]))

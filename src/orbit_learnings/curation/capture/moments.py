@@ -1,0 +1,288 @@
+"""Moments where a lesson shows, found from what happened rather than from phrases.
+
+Signals that hold in any language and with any model's manners:
+
+- `rejection`: the person refused a tool call, usually saying why;
+- `interruption`: the person stopped the agent and said something;
+- `queued`: the person typed while the agent worked (steering, rarely chat);
+- `redo`: right after the agent edited a file, the person spoke and the agent edited that
+  file again;
+- `error-fix`: one operation (see `commands.operation`) failed, then succeeded after a change
+  of the command itself (a flag, an environment variable, a wrapper) or of a configuration
+  file. A code edit that makes a test pass is ordinary work, not a lesson; scratch files and
+  documentation are never the fix.
+
+A plain follow-up message is a moment only when it reads as a rule (a short multilingual cue
+list lifts its score, it is never required). Each moment keeps its evidence: the line numbers,
+the person's words, the failing output and the commands or files that changed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.sessions import (
+    INTERRUPT,
+    TOOL_RESULT,
+    TOOL_USE,
+    USER,
+    Session,
+    Turn,
+)
+
+EDIT_TOOLS = {
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "apply_patch",
+    "str_replace_based_edit_tool",
+}
+FILE_TOOLS = EDIT_TOOLS | {"Read"}
+THRESHOLD = 0.6
+PER_SESSION = 3
+WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
+_RULE_CUES = re.compile(
+    r"\b(don'?t|do not|never|always|instead|should|must|wrong|not|no|use|prefer|avoid|"
+    r"nicht|kein|immer|niemals|statt|bitte|nie|ne pas|jamais|toujours|au lieu|utilise|"
+    r"nunca|siempre|en lugar|usa|não|sempre|em vez)\b"
+    r"|不要|别|不是|应该|必须|总是|不能|改用|使用|用|違う|ではなく|しないで|使って|必ず|だめ|ダメ",
+    re.I,
+)
+_THANKS = re.compile(
+    r"^\W*(thanks|thank you|thx|great|perfect|awesome|nice|lgtm|looks good|danke|merci|gracias"
+    r"|obrigad|谢谢|多谢|好的|ありがとう|完璧)",
+    re.I,
+)
+_CONFIG = re.compile(
+    r"(^|/)(pyproject\.toml|setup\.cfg|setup\.py|requirements[^/]*\.txt|package\.json|tsconfig[^/]*"
+    r"|\.env[^/]*|Dockerfile[^/]*|docker-compose[^/]*|compose\.ya?ml|Makefile|justfile|\.github/"
+    r".*|[^/]*\.(toml|ini|cfg|ya?ml|lock)|go\.mod|Cargo\.toml|Gemfile|vite\.config\.\w+"
+    r"|jest\.config\.\w+|webpack\.config\.\w+|\.eslintrc[^/]*|\.babelrc|conftest\.py)$"
+)
+
+
+@dataclass
+class Moment:
+    kind: str
+    lines: list[int]  # the key line first
+    score: float
+    said: str = ""  # the person's words
+    files: list[str] = field(default_factory=list)  # files the moment is about (raw paths)
+    operation: str = ""
+    failed: str = ""  # the failing command
+    error: str = ""  # its first telling output line
+    fixed: str = ""  # the command that then succeeded
+    edits: list[tuple[str, str, str]] = field(default_factory=list)  # (file, old, new)
+
+
+def find_moments(session: Session) -> list[Moment]:
+    """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
+    turns = [t for t in session.turns if not t.sidechain]
+    found = _person_moments(turns) + _error_fix_moments(turns, session.cwd)
+    kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
+    return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+
+
+# --- the person speaking ------------------------------------------------------------------
+
+
+def _person_moments(turns: list[Turn]) -> list[Moment]:
+    moments: list[Moment] = []
+    seen_task = False
+    for position, turn in enumerate(turns):
+        if turn.kind == INTERRUPT:
+            said = turn.text or _next_said(turns, position)
+            if said:
+                moments.append(_moment("interruption", 0.75, turn, said, turns, position))
+            continue
+        if turn.kind != USER or not turn.text.strip():
+            continue
+        if turn.tool_id:  # a refused call's reason
+            moments.append(_moment("rejection", 0.9, turn, turn.text, turns, position))
+        elif _after_refusal(turns, position):
+            moments.append(_moment("rejection", 0.8, turn, turn.text, turns, position))
+        elif not seen_task:
+            seen_task = True  # the first message states the task; it corrects nothing
+        elif not _after_interrupt(turns, position):
+            kind = "queued" if turn.queued else "redo" if _redo(turns, position) else "follow-up"
+            base = {"queued": 0.55, "redo": 0.55, "follow-up": 0.4}[kind]
+            moments.append(_moment(kind, base, turn, turn.text, turns, position))
+    return moments
+
+
+def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
+    files = _files(turns[max(0, at - 6) : at + 6])
+    return Moment(kind, [turn.line], _score(base, said), said=said.strip(), files=files)
+
+
+def _score(base: float, said: str) -> float:
+    """How likely the words state a rule worth keeping."""
+    text = said.strip()
+    words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
+    score = base + (0.2 if _RULE_CUES.search(text) else 0.0)
+    if _THANKS.match(text):
+        score -= 0.25  # appreciation first: whatever follows is rarely a rule
+    if words < 3:
+        score -= 0.3  # "yes", "continue", "ok go"
+    if text.endswith(("?", "？")) and not _RULE_CUES.search(text):
+        score -= 0.3
+    if len(text) > 1500:
+        score -= 0.25  # a pasted spec or log, not a lesson
+    return round(min(score, 1.0), 2)
+
+
+def _next_said(turns: list[Turn], at: int) -> str:
+    for turn in turns[at + 1 : at + 4]:
+        if turn.kind == USER:
+            return turn.text
+        if turn.kind == TOOL_USE:
+            break
+    return ""
+
+
+def _after_refusal(turns: list[Turn], at: int) -> bool:
+    for turn in reversed(turns[max(0, at - 4) : at]):
+        if turn.kind == TOOL_RESULT:
+            return turn.rejected
+        if turn.kind == USER:
+            return False
+    return False
+
+
+def _after_interrupt(turns: list[Turn], at: int) -> bool:
+    """True when this message is what an interruption already quoted."""
+    earlier = turns[max(0, at - 3) : at]
+    return any(t.kind == INTERRUPT and not t.text for t in earlier)
+
+
+def _redo(turns: list[Turn], at: int) -> bool:
+    before = set(_edited(_agent_span(turns, at, -1)))
+    after = set(_edited(_agent_span(turns, at, 1)))
+    return bool(before & after)
+
+
+def _agent_span(turns: list[Turn], at: int, step: int) -> list[Turn]:
+    span: list[Turn] = []
+    position = at + step
+    while 0 <= position < len(turns) and turns[position].kind != USER:
+        span.append(turns[position])
+        position += step
+    return span
+
+
+def changed_files(turn: Turn) -> list[str]:
+    if turn.kind != TOOL_USE or turn.tool not in FILE_TOOLS:
+        return []
+    paths = turn.tool_input.get("paths")
+    if isinstance(paths, list):
+        return [str(p) for p in paths]
+    value = turn.tool_input.get("file_path") or turn.tool_input.get("notebook_path")
+    value = value or turn.tool_input.get("path")
+    return [value] if isinstance(value, str) and value else []
+
+
+def _edited(span: list[Turn]) -> list[str]:
+    return [f for t in span if t.tool in EDIT_TOOLS for f in changed_files(t)]
+
+
+def _files(span: list[Turn]) -> list[str]:
+    seen: dict[str, None] = {}
+    for turn in span:
+        for path in changed_files(turn):
+            seen.setdefault(path, None)
+    return list(seen)
+
+
+# --- an operation failing, then succeeding after a change --------------------------------
+
+
+def _error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    calls = [t for t in turns if t.kind == TOOL_USE]
+    moments: list[Moment] = []
+    used: set[int] = set()
+    for position, call in enumerate(calls):
+        key = _operation(call)
+        if key is None or not _failed(results.get(call.tool_id)) or position in used:
+            continue
+        last_failure, between = call, []
+        for offset, later in enumerate(calls[position + 1 : position + 1 + WINDOW], start=1):
+            if _operation(later) != key:
+                between.append(later)
+                continue
+            used.add(position + offset)
+            if _failed(results.get(later.tool_id)):
+                last_failure, between = later, []
+                continue
+            moment = _error_fix(key, call, results[call.tool_id], last_failure, later, between, cwd)
+            if moment is not None:
+                moments.append(moment)
+            break
+    return moments
+
+
+def _operation(call: Turn) -> str | None:
+    if call.tool != "Bash":
+        return None
+    return commands.operation(str(call.tool_input.get("command", "")))
+
+
+def _failed(result: Turn | None) -> bool:
+    return result is not None and result.is_error and not result.rejected
+
+
+def _error_fix(
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    cwd: str | None,
+) -> Moment | None:
+    failed = str(last_failure.tool_input.get("command", "")).strip()
+    fixed = str(success.tool_input.get("command", "")).strip()
+    edits = [e for t in between for e in _edit_lines(t) if _counts_as_fix(e[0], cwd)]
+    command_changed = _shape(failed) != _shape(fixed)
+    config = [e for e in edits if _CONFIG.search(commands.normalise_path(e[0]))]
+    if not command_changed and not config:
+        return None  # a retry, or ordinary code work making a test pass
+    moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
+    moment.operation, moment.failed, moment.fixed = key, failed, fixed
+    moment.error = first_error_line(result.text)
+    moment.edits = config if not command_changed else []
+    moment.files = [e[0] for e in config]
+    return moment
+
+
+def _shape(command: str) -> list[str]:
+    """A command without what only shapes its output (`| tail -20`, `2>&1`)."""
+    kept = [s for s in commands.segments(command) if s[0] not in ("tail", "head", "grep", "tee")]
+    return [w for s in kept for w in s]
+
+
+def _edit_lines(turn: Turn) -> list[tuple[str, str, str]]:
+    old = str(turn.tool_input.get("old_string", ""))
+    new = str(turn.tool_input.get("new_string", turn.tool_input.get("content", "")))
+    return [(path, old, new) for path in changed_files(turn)] if turn.tool in EDIT_TOOLS else []
+
+
+def _counts_as_fix(path: str, cwd: str | None) -> bool:
+    if commands.is_scratch(path) or commands.is_documentation(path):
+        return False
+    return commands.repo_relative(path, cwd) is not None
+
+
+_TELLING = re.compile(
+    r"(error|Error|ERROR|failed|FAILED|not found|No such file|denied|Traceback|exception|"
+    r"Exception|cannot|Cannot|fatal|invalid|Invalid|refused|missing|Missing)"
+)
+
+
+def first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
+    return chosen[:200]
