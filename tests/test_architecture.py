@@ -7,6 +7,7 @@ the hot path fast are still dependencies). See docs/architecture.md for the map.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,8 +31,10 @@ RANKS = {
     "__main__": 8,
     "__init__": 8,  # the root package: its lazy `search_learnings` reaches the api
 }
-MAX_MODULES_PER_FOLDER = 12
-MAX_MODULE_LINES = 400
+# Limits serve the code, they do not decide where it lives: past the soft limit a module or
+# folder is worth a look (a warning names it), past the hard one it is refused.
+SOFT_MODULES_PER_FOLDER, MAX_MODULES_PER_FOLDER = 12, 16
+SOFT_MODULE_LINES, MAX_MODULE_LINES = 400, 600
 MAX_FUNCTION_LINES = 60
 
 
@@ -131,21 +134,29 @@ def test_the_cycle_finder_finds_cycles() -> None:
     ]
 
 
+def _over(sizes: dict[str, int], soft: int, hard: int, what: str) -> dict[str, int]:
+    """The entries past the hard limit; those past the soft one only warn."""
+    for name, size in sizes.items():
+        if soft < size <= hard:
+            warnings.warn(f"{name}: {size} {what} (worth a look past {soft})", stacklevel=2)
+    return {name: size for name, size in sizes.items() if size > hard}
+
+
 def test_folders_stay_small() -> None:
-    crowded = {
-        str(folder.relative_to(PACKAGE)): count
+    counts = {
+        str(folder.relative_to(PACKAGE)): len(list(folder.glob("*.py")))
         for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir())]
-        if (count := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER
     }
+    crowded = _over(counts, SOFT_MODULES_PER_FOLDER, MAX_MODULES_PER_FOLDER, "modules")
     assert not crowded, crowded
 
 
 def test_modules_stay_readable_in_one_sitting() -> None:
-    long = {
-        str(path.relative_to(PACKAGE)): lines
+    lines = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
         for path in source_files()
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
+    long = _over(lines, SOFT_MODULE_LINES, MAX_MODULE_LINES, "lines")
     assert not long, long
 
 

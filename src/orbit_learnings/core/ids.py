@@ -14,7 +14,7 @@ PREFIXES = {"project": "L", "user": "U"}  # level -> ID prefix
 LEVEL_OF_PREFIX = {prefix: level for level, prefix in PREFIXES.items()}
 LEVEL_CHOICES = (*PREFIXES, "all")
 
-STATUSES = ("active", "superseded", "archived")
+STATUSES = ("active", "proposed", "superseded", "archived")  # proposed: awaiting review
 STATUS_CHOICES = (*STATUSES, "all")
 
 _PREFIX_CLASS = "[" + "".join(PREFIXES.values()) + "]"

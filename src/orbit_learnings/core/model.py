@@ -15,7 +15,7 @@ from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
 SCHEMA_VERSION = 1
-EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file")
+EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file", "session")  # session: capture
 KNOWN_KEYS = (
     "id",
     "schemaVersion",

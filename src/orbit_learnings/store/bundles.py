@@ -148,6 +148,7 @@ class NewLearning:
     priority: int = 0
     created_by: str | None = None
     anchors: Sequence[Anchor] = ()
+    status: str = "active"  # "proposed": in the store for review, never read until approved
 
 
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:
@@ -197,7 +198,7 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
     document: dict[str, Any] = {
         "id": learning_id,
         "schemaVersion": model.SCHEMA_VERSION,
-        "status": "active",
+        "status": new.status,
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
         "created_by": new.created_by or default_author(),
@@ -346,11 +347,36 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
 
 def archive_learning(ws: Workspace, learning_id: str) -> Learning:
     """Retire a learning without deleting it: excluded from lists, search and injection."""
+    return set_status(ws, learning_id, "archived", from_statuses=ids.STATUSES)
+
+
+def set_status(
+    ws: Workspace, learning_id: str, status: str, *, from_statuses: Sequence[str]
+) -> Learning:
+    """Move one learning to `status` under the store lock; already there is a no-op."""
     with store_lock(ws):
         current = read_learning(ws, learning_id)
-        if current.status == "archived":
+        if current.status == status:
             return current
-        return _edit(ws, learning_id, [Edit(("status",), "archived")])
+        if current.status not in from_statuses:
+            allowed = " or ".join(from_statuses)
+            raise OrbitError(
+                f"{learning_id} is {current.status}; only {allowed} can become {status}"
+            )
+        return _edit(ws, learning_id, [Edit(("status",), status)])
+
+
+def remove_proposal(ws: Workspace, learning_id: str) -> None:
+    """Delete a proposal's bundle (git keeps its history); any other status is refused."""
+    import shutil
+
+    with store_lock(ws):
+        current = read_learning(ws, learning_id)
+        if current.status != "proposed":
+            raise OrbitError(
+                f"{learning_id} is {current.status}, not a proposal; archive it instead"
+            )
+        shutil.rmtree(ws.bundle_dir(learning_id))
 
 
 def _check_supersede(old: Learning, new: Learning) -> None:

@@ -149,3 +149,42 @@ def test_json_of_drafts_is_valid(workspace: Path, orbit: CliRunner) -> None:
     orbit("learning", "extract", str(FIXTURES / "error_fix.jsonl"))
     (draft,) = json.loads(orbit("learning", "drafts", "list", "--json").out)["drafts"]
     assert draft["tags"] == ["dependencies", "testing"] and draft["paths"] == ["pyproject.toml"]
+
+
+def test_proposals_are_in_the_store_checked_but_never_served_until_approved(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    made = orbit(
+        "learning", "propose", "--summary", "Use pnpm, never npm", "--path", "web/**", "--json"
+    ).json()
+    learning_id = made["id"]
+    assert (
+        "status: proposed"
+        in (workspace / ".orbit/learnings" / learning_id / "learning.yaml").read_text()
+    )
+    assert orbit("learning", "list", "--path", "web/app.ts", "--json").json()["results"] == []
+    assert orbit("search", "pnpm", "--json").json()["results"] == []
+    injected = orbit("learning", "inject", "--path", "web/app.ts")
+    assert injected.code == 0 and learning_id not in injected.out
+    assert orbit("learning", "check").code == 0  # a valid record, awaiting review
+    listed = orbit("learning", "list", "--status", "proposed", "--json").json()["results"]
+    assert [r["id"] for r in listed] == [learning_id]
+    assert orbit("learning", "approve", learning_id).code == 0
+    assert [r["id"] for r in orbit("learning", "list", "--path", "web/a.ts", "--json").json()[
+        "results"
+    ]] == [learning_id]  # fmt: skip
+    refused = orbit("learning", "reject", learning_id)
+    assert refused.code == 1 and "not a proposal" in refused.err
+
+
+def test_reject_deletes_a_proposal_and_accepting_a_draft_proposes(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    draft = orbit("learning", "extract", str(FIXTURES / "correction.jsonl"), "--json").json()[
+        "drafts"
+    ][0]
+    accepted = orbit("learning", "drafts", "accept", draft["id"], "--json").json()
+    record = orbit("learning", "show", accepted["id"], "--json").json()
+    assert record["status"] == "proposed"
+    assert orbit("learning", "reject", accepted["id"]).code == 0
+    assert not (workspace / ".orbit/learnings" / accepted["id"]).exists()

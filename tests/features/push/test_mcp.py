@@ -24,6 +24,7 @@ EXPECTED_TOOLS = {
         "created_by",
         "force",
     },
+    "orbit_learning_propose": {"summary", "body", "paths", "tags", "evidence", "created_by"},
     "orbit_learning_list": {"path", "tag", "status", "limit"},
     "orbit_learning_show": {"id"},
     "orbit_learning_update": {"id", "summary", "body", "paths", "tags", "priority", "evidence"},
@@ -65,6 +66,7 @@ def test_dotted_names_option(workspace: Path) -> None:
 
     assert run(workspace, scenario, "--dotted-names") == {
         "orbit.learning.add",
+        "orbit.learning.propose",
         "orbit.learning.list",
         "orbit.learning.show",
         "orbit.learning.update",
@@ -190,7 +192,7 @@ def test_schemas_accept_one_string_offer_enums_and_say_what_each_tool_does(
     listing = tools["orbit_learning_list"].input_schema["properties"]
     kinds = {option.get("type") for option in listing["path"]["anyOf"]}
     assert {"string", "array", "null"} <= kinds  # one path or several
-    assert listing["status"]["enum"] == ["active", "superseded", "archived", "all"]
+    assert listing["status"]["enum"] == ["active", "proposed", "superseded", "archived", "all"]
     assert listing["status"]["default"] == "active"
     search = tools["orbit_search"].input_schema["properties"]
     assert search["status"]["default"] == "active"
@@ -248,3 +250,36 @@ def test_learnings_are_resources_and_the_prompts_are_listed(example: Path) -> No
     assert {p.name for p in out["prompts"]} == {"capture-learning", "review-path"}
     assert "db/migrations/" in out["review"].messages[0].content.text
     assert "orbit_learning_upvote" in out["capture"].messages[0].content.text
+
+
+def test_an_agent_proposes_and_nothing_is_served_until_a_person_approves(
+    workspace: Path,
+) -> None:
+    async def propose(client: Client) -> Any:
+        made = await client.call_tool(
+            "orbit_learning_propose",
+            {
+                "summary": "Store money as integer cents, never floats",
+                "body": 'The user: "no floats for money here".',
+                "paths": ["billing/**"],
+                "evidence": [{"kind": "session", "ref": "7f0c2f7e"}],
+                "created_by": "claude",
+            },
+        )
+        listed = await client.call_tool("orbit_learning_list", {"path": "billing/invoice.py"})
+        return text_json(made), text_json(listed)
+
+    made, listed = run(workspace, propose)
+    assert made["status"] == "proposed" and listed["learnings"] == []
+    text = (workspace / ".orbit/learnings" / made["id"] / "learning.yaml").read_text()
+    assert "status: proposed" in text and "session" in text
+    from tests.testing import run_orbit
+
+    assert run_orbit("learning", "approve", made["id"], cwd=workspace).code == 0
+
+    async def list_again(client: Client) -> Any:
+        return text_json(
+            await client.call_tool("orbit_learning_list", {"path": "billing/invoice.py"})
+        )
+
+    assert [r["id"] for r in run(workspace, list_again)["learnings"]] == [made["id"]]

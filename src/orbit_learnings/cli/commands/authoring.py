@@ -1,8 +1,11 @@
-"""Authoring help: `learning extract` and `learning drafts list|show|accept|reject`."""
+"""Capture and review: `learning extract`, `learning drafts list|show|accept|reject`, and
+`learning propose|approve|reject` — proposals live in the store, reviewed in the pull request."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import inspect
+import typing
+from typing import Annotated, Any
 
 import typer
 
@@ -124,7 +127,10 @@ def drafts_accept_command(
     ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Turn a draft into a learning (after the near-duplicate check).
+    """Turn a draft into a proposal in the store (after the near-duplicate check).
+
+    The proposal (status `proposed`) goes into the pull request with your commit;
+    `orbit learning approve ID` makes it active.
 
     \b
     Example:
@@ -139,7 +145,7 @@ def drafts_accept_command(
     if json_out:
         emit_json({"draft": draft_id, "id": learning_id})
     else:
-        info(f"{draft_id} accepted as {learning_id}")
+        info(f"{draft_id} accepted as {learning_id} (proposed; commit it for review)")
 
 
 def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
@@ -153,3 +159,84 @@ def drafts_reject_command(draft_id: Annotated[str, typer.Argument(metavar="ID")]
 
     reject(STATE.workspace(), draft_id)
     info(f"{draft_id} rejected")
+
+
+def propose_command(**options: Any) -> None:
+    """Propose a learning for review: written to the store with status `proposed`.
+
+    A proposal is a file in the pull request like any other learning, validated by
+    `check`, but never listed, searched or injected until a reviewer approves it. Same
+    options as `learning add`; agents propose through the MCP tool `propose_learning`.
+
+    \b
+    Examples:
+      orbit learning propose --summary "Use pnpm, never npm, in web/" --path 'web/**' \\
+        --body "The lockfile is pnpm-lock.yaml" --created-by claude
+      orbit learning approve L-0007
+    """
+    from orbit_learnings.cli.commands.records import record_new
+
+    learning_id = record_new("proposed", **options)
+    if not options.get("json_out"):
+        info(f"proposed; a reviewer approves it with `orbit learning approve {learning_id}`")
+
+
+def _take_options_of_add() -> None:
+    """`propose` takes exactly `add`'s options: one table, read from `add` itself (its
+    annotations resolved, since Typer reads them from the function it registers)."""
+    from orbit_learnings.cli.commands.records import add_command
+
+    hints = typing.get_type_hints(add_command, include_extras=True)
+    hints.pop("return", None)
+    parameters = [
+        p.replace(annotation=hints[p.name])
+        for p in inspect.signature(add_command).parameters.values()
+    ]
+    propose_command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    propose_command.__annotations__ = {**hints, "return": None}
+
+
+_take_options_of_add()
+
+
+def approve_command(
+    learning_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Proposals.")],
+    *,
+    json_out: JsonFlag = False,
+) -> None:
+    """Approve proposals: they become active, listed, searched and injected.
+
+    \b
+    Example:
+      orbit learning approve L-0007 L-0008 && git commit -am "learnings: approve two"
+    """
+    from orbit_learnings.store.bundles import set_status
+
+    ws = STATE.workspace()
+    done = [set_status(ws, i, "active", from_statuses=("proposed",)).id for i in learning_ids]
+    if json_out:
+        emit_json({"approved": done})
+    else:
+        info(f"approved {', '.join(done)}")
+
+
+def reject_command(
+    learning_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Proposals.")],
+    *,
+    json_out: JsonFlag = False,
+) -> None:
+    """Reject proposals: their bundles are deleted (git keeps the history).
+
+    \b
+    Example:
+      orbit learning reject L-0009
+    """
+    from orbit_learnings.store.bundles import remove_proposal
+
+    ws = STATE.workspace()
+    for learning_id in learning_ids:
+        remove_proposal(ws, learning_id)
+    if json_out:
+        emit_json({"rejected": learning_ids})
+    else:
+        info(f"rejected {', '.join(learning_ids)}")

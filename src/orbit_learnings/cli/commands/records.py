@@ -138,6 +138,42 @@ def add_command(
       orbit learning add --summary "update() must re-read the version first" \\
         --anchor src/orders/service.py::OrderService.update
     """
+    record_new(
+        "active",
+        summary=summary,
+        path=path,
+        tag=tag,
+        scope=scope,
+        body=body,
+        body_file=body_file,
+        evidence=evidence,
+        priority=priority,
+        created_by=created_by,
+        anchor=anchor,
+        force=force,
+        level=level,
+        json_out=json_out,
+    )
+
+
+def record_new(
+    status: str,
+    *,
+    summary: str,
+    path: list[str] | None,
+    tag: list[str] | None,
+    scope: list[str] | None,
+    body: str | None,
+    body_file: Path | None,
+    evidence: list[str] | None,
+    priority: int,
+    created_by: str | None,
+    anchor: list[str] | None,
+    force: bool,
+    level: str,
+    json_out: bool,
+) -> str:
+    """`add` and `propose`: one path from options to a written learning; returns its ID."""
     from orbit_learnings.core.errors import DuplicateSuspected
     from orbit_learnings.curation.adding import add_learning
     from orbit_learnings.curation.anchors.citing import cite
@@ -151,6 +187,7 @@ def add_command(
         priority=priority,
         created_by=created_by,
         anchors=cite(ws, anchor) if anchor else (),
+        status=status,
     )
     try:
         added = add_learning(ws, new, force=force)
@@ -167,6 +204,7 @@ def add_command(
         )
     else:
         info(added.learning.id)
+    return added.learning.id
 
 
 def list_command(

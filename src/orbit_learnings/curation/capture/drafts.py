@@ -1,7 +1,8 @@
-"""Drafts awaiting review in `.orbit/state/drafts/` (never tracked by git).
+"""Drafts awaiting triage in `.orbit/state/drafts/` (never tracked by git).
 
-`accept` turns one into a real learning after the near-duplicate check;
-`reject` discards it.
+`accept` turns one into a proposal in the store (status `proposed`) after the near-duplicate
+check: a file the pull request shows, which reviewers approve where they already work;
+`reject` discards the draft.
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ def accept(
         scope=scope,
         body=body,
         created_by="orbit-extract",
+        status="proposed",
     )
     learning = add_learning(ws, new, force=force).learning
     os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))

@@ -149,6 +149,7 @@ OPENAPI: dict[str, Any] = {
                                             for k in (
                                                 "total",
                                                 "active",
+                                                "proposed",
                                                 "superseded",
                                                 "archived",
                                                 "stale",

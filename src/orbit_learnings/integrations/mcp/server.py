@@ -32,6 +32,7 @@ from orbit_learnings.store.workspace import Workspace
 
 SPEC_NAMES = {
     "add": "orbit.learning.add",
+    "propose": "orbit.learning.propose",
     "list": "orbit.learning.list",
     "show": "orbit.learning.show",
     "update": "orbit.learning.update",

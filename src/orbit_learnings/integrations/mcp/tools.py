@@ -23,7 +23,7 @@ from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
 
 EvidenceItem = dict[str, str]
-Status = Literal["active", "superseded", "archived", "all"]
+Status = Literal["active", "proposed", "superseded", "archived", "all"]
 OneOrMany = str | list[str] | None
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -31,6 +31,15 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 TOOL_META: dict[str, tuple[str, ToolAnnotations]] = {
     "add": (
         "Add a learning",
+        ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    "propose": (
+        "Propose a learning for review",
         ToolAnnotations(
             read_only_hint=False,
             destructive_hint=False,
@@ -125,6 +134,39 @@ class LearningTools:
         )
         learning = add_learning(self.ws, new, force=force).learning
         return {"id": learning.id, "created_at": learning.created_at}
+
+    def do_propose(
+        self,
+        summary: Annotated[
+            str, Field(description="The rule, one line, imperative, specific to this repository.")
+        ],
+        body: Annotated[
+            str, Field(description="Why, with the evidence: the user's words or the error.")
+        ],
+        paths: Annotated[OneOrMany, Field(description="Files it is about, as globs.")] = None,
+        tags: Annotated[OneOrMany, Field(description="Scope tags.")] = None,
+        evidence: Annotated[
+            list[EvidenceItem] | None,
+            Field(description='[{"kind": "session"|"commit"|"task", "ref": "..."}]'),
+        ] = None,
+        created_by: Annotated[
+            str | None, Field(description="The agent family, e.g. claude.")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Propose a lesson you just lived, for a person to review: when the user corrected a
+        project convention, or a fix was not obvious and will recur. Not for one-off task
+        instructions or general knowledge. The proposal is never used until approved; a
+        near-duplicate is refused with the learning to upvote instead."""
+        new = store.NewLearning(
+            summary=summary,
+            scope=Scope(listed(paths), listed(tags)),
+            body=body,
+            evidence=_evidence(evidence),
+            created_by=created_by,
+            status="proposed",
+        )
+        learning = add_learning(self.ws, new).learning
+        return {"id": learning.id, "status": "proposed", "created_at": learning.created_at}
 
     def do_list(
         self,
