@@ -36,6 +36,11 @@ _KNOWN = {
     "custom-title",
     "tag",
     "agent-name",
+    "permission-mode",
+    "mode",
+    "ai-title",
+    "last-prompt",
+    "pr-link",
 }
 
 

@@ -110,8 +110,12 @@ def _call(number: int, item: dict[str, object]) -> Turn:
                     tool_input={"patch": clip(patch), "paths": paths})  # fmt: skip
     arguments = _arguments(item)
     if name in _SHELLS or item.get("type") == "local_shell_call":
+        escalated = arguments.get("sandbox_permissions") == "require_escalated" or bool(
+            arguments.get("with_escalated_permissions")
+        )
+        settings = {"workdir": arguments.get("workdir"), "escalated": escalated}
         return Turn(number, TOOL_USE, tool="Bash", tool_id=call_id,
-                    tool_input={"command": _command(arguments)})  # fmt: skip
+                    tool_input={"command": _command(arguments), **settings})  # fmt: skip
     return Turn(number, TOOL_USE, tool=name, tool_id=call_id, tool_input=arguments)
 
 

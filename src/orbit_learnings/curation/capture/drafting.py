@@ -97,6 +97,8 @@ def _said(moment: Moment) -> tuple[str, str]:
         "interruption": "interrupted the agent and said",
         "queued": "said while the agent was working",
         "redo": "said after the agent's edit, which the agent then redid",
+        "after-error": "said after a command failed",
+        "pasted-error": "showed a failure from their own terminal",
         "follow-up": "said",
     }[moment.kind]
     quote = moment.said if len(moment.said) <= 600 else moment.said[:600] + " …"

@@ -41,16 +41,26 @@ EDIT_TOOLS = {
     "str_replace_based_edit_tool",
 }
 FILE_TOOLS = EDIT_TOOLS | {"Read"}
-THRESHOLD = 0.6
+THRESHOLD = 0.5  # chosen on the tuning set only (scripts/eval_capture.py)
+FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
 PER_SESSION = 3
 WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
+# Words that make a message read as a standing rule, in the languages seen in public
+# sessions. They lift a moment's score; no moment needs one.
 _RULE_CUES = re.compile(
     r"\b(don'?t|do not|never|always|instead|should|must|wrong|not|no|use|prefer|avoid|"
-    r"nicht|kein|immer|niemals|statt|bitte|nie|ne pas|jamais|toujours|au lieu|utilise|"
-    r"nunca|siempre|en lugar|usa|não|sempre|em vez)\b"
-    r"|不要|别|不是|应该|必须|总是|不能|改用|使用|用|違う|ではなく|しないで|使って|必ず|だめ|ダメ",
+    r"from now on|going forward|make sure|remember|"
+    r"nicht|kein|immer|niemals|statt|anstatt|bitte|nie|"
+    r"ne pas|jamais|toujours|au lieu|utilise|"
+    r"nunca|siempre|en lugar|en vez|hay que|debe|debemos|usa|"
+    r"não|sempre|em vez|"
+    r"всегда|никогда|нельзя|вместо|не надо|нужно|должн\w*|только)\b"
+    r"|不要|别|不是|应该|必须|总是|不能|改用|使用|以后|而非|而不是|一律|统一|始终|记住|"
+    r"違う|ではなく|しないで|使って|必ず|常に|今後|だめ|ダメ|"
+    r"항상|절대|대신|말고|하지 마|해야",
     re.I,
 )
+_QUESTION = re.compile(r"[?？]|[吗嗎呢]\s*$|[か]\s*$|니까\s*$")
 _THANKS = re.compile(
     r"^\W*(thanks|thank you|thx|great|perfect|awesome|nice|lgtm|looks good|danke|merci|gracias"
     r"|obrigad|谢谢|多谢|好的|ありがとう|完璧)",
@@ -98,7 +108,7 @@ def _person_moments(turns: list[Turn]) -> list[Moment]:
             if said:
                 moments.append(_moment("interruption", 0.75, turn, said, turns, position))
             continue
-        if turn.kind != USER or not turn.text.strip():
+        if turn.kind != USER or not turn.text.strip() or _after_interrupt(turns, position):
             continue
         if turn.tool_id:  # a refused call's reason
             moments.append(_moment("rejection", 0.9, turn, turn.text, turns, position))
@@ -106,11 +116,43 @@ def _person_moments(turns: list[Turn]) -> list[Moment]:
             moments.append(_moment("rejection", 0.8, turn, turn.text, turns, position))
         elif not seen_task:
             seen_task = True  # the first message states the task; it corrects nothing
-        elif not _after_interrupt(turns, position):
-            kind = "queued" if turn.queued else "redo" if _redo(turns, position) else "follow-up"
-            base = {"queued": 0.55, "redo": 0.55, "follow-up": 0.4}[kind]
-            moments.append(_moment(kind, base, turn, turn.text, turns, position))
-    return moments
+        else:
+            kind = _follow_up_kind(turns, position)
+            moments.append(_moment(kind, _BASE[kind], turn, turn.text, turns, position))
+    return _one_per_saying(moments)
+
+
+_BASE = {
+    "queued": 0.55,
+    "redo": 0.55,
+    "pasted-error": 0.55,
+    "after-error": 0.5,
+    "follow-up": FOLLOW_UP,
+}
+
+
+def _follow_up_kind(turns: list[Turn], at: int) -> str:
+    """What a later message follows: typed while the agent worked, the agent's edit it
+    then redid, or a failure the person answers (often with what the agent could not know)."""
+    if turns[at].queued:
+        return "queued"
+    if _ERROR_OUTPUT.search(turns[at].text):
+        return "pasted-error"  # the person ran it in their own terminal and shows it failing
+    if _redo(turns, at):
+        return "redo"
+    results = [t for t in _agent_span(turns, at, -1) if t.kind == TOOL_RESULT]
+    return "after-error" if any(_failed(t) for t in results) else "follow-up"
+
+
+def _one_per_saying(moments: list[Moment]) -> list[Moment]:
+    """A message the harness repeats (queued, then sent; resent after a refusal) is one
+    moment, kept at its strongest reading."""
+    best: dict[str, Moment] = {}
+    for moment in moments:
+        kept = best.get(moment.said)
+        if kept is None or moment.score > kept.score:
+            best[moment.said] = moment
+    return sorted(best.values(), key=lambda m: m.lines[0])
 
 
 def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
@@ -127,8 +169,8 @@ def _score(base: float, said: str) -> float:
         score -= 0.25  # appreciation first: whatever follows is rarely a rule
     if words < 3:
         score -= 0.3  # "yes", "continue", "ok go"
-    if text.endswith(("?", "？")) and not _RULE_CUES.search(text):
-        score -= 0.3
+    if _QUESTION.search(text) and not _RULE_CUES.search(text):
+        score -= 0.3  # a question asks; it rarely states a rule
     if len(text) > 1500:
         score -= 0.25  # a pasted spec or log, not a lesson
     return round(min(score, 1.0), 2)
@@ -230,8 +272,19 @@ def _operation(call: Turn) -> str | None:
     return commands.operation(str(call.tool_input.get("command", "")))
 
 
+_ERROR_OUTPUT = re.compile(
+    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|PermissionDenied|Permission denied|"
+    r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module",
+    re.M,
+)
+
+
 def _failed(result: Turn | None) -> bool:
-    return result is not None and result.is_error and not result.rejected
+    """A non-zero exit, or an exit 0 whose output says it failed (`|| true`, tools that
+    always exit 0)."""
+    if result is None or result.rejected:
+        return False
+    return result.is_error or bool(_ERROR_OUTPUT.search(result.text[:4000]))
 
 
 def _error_fix(
@@ -246,7 +299,7 @@ def _error_fix(
     failed = str(last_failure.tool_input.get("command", "")).strip()
     fixed = str(success.tool_input.get("command", "")).strip()
     edits = [e for t in between for e in _edit_lines(t) if _counts_as_fix(e[0], cwd)]
-    command_changed = _shape(failed) != _shape(fixed)
+    command_changed = _shape(last_failure) != _shape(success)
     config = [e for e in edits if _CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
         return None  # a retry, or ordinary code work making a test pass
@@ -258,10 +311,17 @@ def _error_fix(
     return moment
 
 
-def _shape(command: str) -> list[str]:
-    """A command without what only shapes its output (`| tail -20`, `2>&1`)."""
+def _shape(call: Turn) -> list[str]:
+    """How a call ran: its command without what only shapes the output (`| tail -20`,
+    `2>&1`), plus the folder and the sandbox it ran in (rerunning outside the sandbox or
+    in another folder is a change)."""
+    command = str(call.tool_input.get("command", ""))
     kept = [s for s in commands.segments(command) if s[0] not in ("tail", "head", "grep", "tee")]
-    return [w for s in kept for w in s]
+    extra = [f"{k}={call.tool_input[k]}" for k in _RUN_SETTINGS if call.tool_input.get(k)]
+    return [w for s in kept for w in s] + extra
+
+
+_RUN_SETTINGS = ("workdir", "escalated", "dangerouslyDisableSandbox")
 
 
 def _edit_lines(turn: Turn) -> list[tuple[str, str, str]]:
