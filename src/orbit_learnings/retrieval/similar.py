@@ -1,9 +1,14 @@
 """Near-duplicate detection: suggest an upvote instead of a second copy of a lesson.
 
-Candidates come from the full-text index; similarity is the overlap of the
-content words of the two summaries (Jaccard), which is cheap, explainable and
-needs no model. With the optional semantic extra, cosine similarity of
-embeddings could replace it; the threshold is `SIMILARITY`.
+Candidates come from the full-text index. Similarity is by meaning, cheap and explainable
+with no model: the two summaries' content words, each reduced to one form (a light stem, and
+the glossary's group, so `repo` and `repository` or `DB` and `database` are one term), with
+the words that only say how strongly a rule holds (`never`, `always`, `instead`, `must`)
+left out. The score is the mean of the Jaccard overlap and the overlap coefficient (shared
+terms over the smaller set), so a short restatement of a longer lesson still scores; sets
+under three terms count by Jaccard alone. With the semantic extra, cosine similarity of
+embeddings can only raise the score. The threshold is `SIMILARITY`, chosen on
+tests/eval/duplicates/tuning.yaml (scripts/eval_duplicates.py).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from orbit_learnings.core.fts import Glossary
 from orbit_learnings.store.workspace import Workspace
 
 SIMILARITY = 0.6
@@ -20,6 +26,12 @@ _STOPWORD_TEXT = (
     "on or so than that the then this to use was were when with without "
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# How strongly a rule holds, not what it is about: "never npm" and "instead of npm" agree.
+_FORCE_TEXT = (
+    "always never instead dont must should avoid prefer only every all any each one "
+    "rather no use using used make sure please here our we you your it's"
+)
+FORCE_WORDS = frozenset(_FORCE_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,41 @@ def content_words(text: str) -> set[str]:
     words = {w.lower() for w in _WORD.findall(text)}
     meaningful = words - STOPWORDS
     return meaningful or words
+
+
+def _stem(word: str) -> str:
+    """One form for `store`, `stored`, `stores`; `run`, `running`: suffix off, a doubled
+    last letter single, a final `e` off. Crude, and the same on both sides."""
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: len(word) - len(suffix)] + keep
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def meaning_terms(text: str, glossary: Glossary | None = None) -> set[str]:
+    """A summary's content words, each in one canonical form."""
+    terms: set[str] = set()
+    words = {w.lower() for w in _WORD.findall(text.replace("'", ""))}
+    for word in words - STOPWORDS - FORCE_WORDS:
+        group = glossary.group(word) if glossary is not None else set()
+        terms.add(min(" ".join(m) for m in group) if group else _stem(word))
+    return terms
+
+
+def likeness(a: str, b: str, glossary: Glossary | None = None) -> float:
+    """How nearly two summaries say the same thing, 0..1."""
+    left, right = meaning_terms(a, glossary), meaning_terms(b, glossary)
+    if not left or not right:
+        return 0.0
+    shared = len(left & right)
+    union = shared / len(left | right)
+    smaller = min(len(left), len(right))
+    if smaller < 3:
+        return union
+    return (union + shared / smaller) / 2
 
 
 def jaccard(a: str, b: str) -> float:
@@ -64,16 +111,22 @@ def _cosines(ws: Workspace, summary: str, ids: list[str]) -> dict[str, float]:
 
 
 def find_similar(ws: Workspace, summary: str, body: str = "", limit: int = 3) -> list[Similar]:
-    """Active learnings whose summary says nearly the same thing."""
+    """Active learnings and open proposals whose summary says nearly the same thing (two
+    people, or two agents, proposing one lesson is a duplicate too)."""
     from orbit_learnings.retrieval.queries import search_text
+    from orbit_learnings.store import config
 
-    candidates = search_text(ws, summary, limit=25).hits
+    candidates = [
+        *search_text(ws, summary, limit=25).hits,
+        *search_text(ws, summary, status="proposed", limit=10).hits,
+    ]
     cosines = _cosines(ws, summary, [h.id for h in candidates])
+    glossary = config.glossary(ws)
     found = [
         Similar(
             hit.id,
             hit.summary,
-            round(max(jaccard(summary, hit.summary), cosines.get(hit.id, 0.0)), 3),
+            round(max(likeness(summary, hit.summary, glossary), cosines.get(hit.id, 0.0)), 3),
         )
         for hit in candidates
     ]

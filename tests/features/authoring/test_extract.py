@@ -188,3 +188,49 @@ def test_reject_deletes_a_proposal_and_accepting_a_draft_proposes(
     assert record["status"] == "proposed"
     assert orbit("learning", "reject", accepted["id"]).code == 0
     assert not (workspace / ".orbit/learnings" / accepted["id"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("existing", "paraphrase"),
+    [
+        (
+            "Money amounts are stored as integer cents; never use floats for money",
+            "Store money as integer cents, never floats",
+        ),
+        ("Use pnpm, never npm, in this repository.", "Use pnpm instead of npm in this repo."),
+    ],
+)
+def test_paraphrased_duplicates_are_caught_at_add_and_propose(
+    workspace: Path, orbit: CliRunner, existing: str, paraphrase: str
+) -> None:
+    assert orbit("learning", "add", "--summary", existing, "--tag", "money").code == 0
+    for command in ("add", "propose"):
+        refused = orbit("learning", command, "--summary", paraphrase, "--tag", "x")
+        assert refused.code == 1 and "L-0001 already says this" in refused.err
+
+
+def test_a_close_but_different_rule_is_not_a_duplicate(workspace: Path, orbit: CliRunner) -> None:
+    orbit("learning", "add", "--summary", "Run migrations in a transaction", "--tag", "db")
+    added = orbit("learning", "add", "--summary", "Run migrations before deploying the API",
+                  "--tag", "db")  # fmt: skip
+    assert added.code == 0 and "looks similar" not in added.err
+
+
+def test_two_proposals_of_one_lesson_are_duplicates(workspace: Path, orbit: CliRunner) -> None:
+    orbit("learning", "propose", "--summary", "Use pnpm, never npm, in this repository", "-t", "x")
+    again = orbit(
+        "learning", "propose", "--summary", "Use pnpm instead of npm in this repo", "-t", "x"
+    )
+    assert again.code == 1 and "L-0001" in again.err
+
+
+def test_check_names_proposals_and_fails_on_them_only_when_asked(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    orbit("learning", "propose", "--summary", "Pin actions to a commit SHA", "--tag", "ci")
+    plain = orbit("learning", "check")
+    assert plain.code == 0 and "1 proposal(s) awaiting review: L-0001" in plain.err
+    assert orbit("learning", "check", "--json").json()["proposals"] == ["L-0001"]
+    assert orbit("learning", "check", "--proposals").code == 1
+    orbit("learning", "approve", "L-0001")
+    assert orbit("learning", "check", "--proposals").code == 0

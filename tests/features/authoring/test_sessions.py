@@ -157,3 +157,44 @@ def test_with_a_model_command_the_moments_go_to_it_and_its_drafts_come_back(
     assert broken.code == 1 and "JSON array" in broken.err
     missing = orbit("learning", "extract", CODEX, "--with", "no-such-model-cli -p")
     assert missing.code == 1 and "not installed" in missing.err
+
+
+REVIEWS = REPO / "tests/fixtures/reviews"
+
+
+def test_review_comments_that_state_a_rule_become_anchored_drafts(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    github = str(REVIEWS / "github-pull-comments.json")
+    gitlab = str(REVIEWS / "gitlab-mr-discussions.json")
+    drafts = orbit("learning", "extract", "--review", github, "--review", gitlab, "--json").json()[
+        "drafts"
+    ]
+    by_path = {d["paths"][0]: d for d in drafts}
+    assert set(by_path) == {  # "Great stuff!", the "+1" reply, "nit", "typo", a question: dropped
+        "services/billing/invoice.py",
+        "db/migrations/0042_add_currency.sql",
+        ".github/workflows/ci.yml",
+        "lib/payments/client.rb",
+    }
+    money = by_path["services/billing/invoice.py"]
+    assert money["summary"].startswith("We never use floats for money")
+    assert money["source"]["anchor"] == "services/billing/invoice.py:40-42"
+    assert "```suggestion" not in by_path["db/migrations/0042_add_currency.sql"]["body"]
+    invoice = workspace / "services/billing/invoice.py"
+    invoice.parent.mkdir(parents=True)
+    invoice.write_text("".join(f"line {n}\n" for n in range(1, 60)))
+    accepted = orbit("learning", "drafts", "accept", money["id"], "--json").json()
+    record = orbit("learning", "show", accepted["id"], "--json").json()
+    assert record["status"] == "proposed"
+    assert [a["path"] for a in record["anchors"]] == ["services/billing/invoice.py"]
+
+
+def test_a_review_file_that_is_not_an_api_answer_is_one_clear_error(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    bad = workspace / "review.json"
+    bad.write_text('{"message": "Not Found"}')
+    refused = orbit("learning", "extract", "--review", str(bad))
+    assert refused.code == 1 and "JSON array" in refused.err
+    assert orbit("learning", "extract").code == 2

@@ -17,16 +17,17 @@ from orbit_learnings.cli.output import (
     info,
 )
 from orbit_learnings.cli.state import STATE
+from orbit_learnings.core.errors import UsageError
 
 
 def extract_command(
     sessions: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
-            metavar="SESSION...",
+            metavar="[SESSION]...",
             help="Session files: Claude Code .jsonl, Codex CLI rollout .jsonl, or text.",
         ),
-    ],
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -34,6 +35,15 @@ def extract_command(
             metavar="COMMAND",
             help="A command that reads a prompt on stdin and prints a JSON array of drafts "
             "(e.g. 'claude -p'); without it nothing is sent anywhere.",
+        ),
+    ] = None,
+    review: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--review",
+            metavar="FILE",
+            help="Pull-request review comments as the forge's API returns them (GitHub "
+            "`gh api repos/O/R/pulls/N/comments`, GitLab MR discussions); repeatable.",
         ),
     ] = None,
     *,
@@ -50,11 +60,17 @@ def extract_command(
       orbit learning extract ~/.claude/projects/-home-me-shop/*.jsonl
       orbit learning extract ~/.codex/sessions/2026/11/*/rollout-*.jsonl --json
       orbit learning extract session.jsonl --with 'claude -p'
+      gh api repos/acme/shop/pulls/42/comments > review.json
+      orbit learning extract --review review.json
       orbit learning drafts list
     """
     from orbit_learnings.curation.capture.drafts import run_extract
 
-    result = run_extract(STATE.workspace(), sessions, model_command=model)
+    if not sessions and not review:
+        raise UsageError("name session files, or --review FILE, to extract from")
+    result = run_extract(
+        STATE.workspace(), sessions or [], model_command=model, reviews=review or []
+    )
     if json_out:
         emit_json(
             {"drafts": result.created, "skipped_existing": result.skipped, "files": result.files}

@@ -15,6 +15,7 @@ from orbit_learnings.cli.output import (
     emit_json,
     info,
     is_terminal,
+    warn,
 )
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
@@ -170,9 +171,18 @@ def check_command(
         bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
     ] = False,
     unused: UnusedOpt = None,
+    proposals: Annotated[
+        bool,
+        typer.Option(
+            "--proposals", help="Also fail while proposals await review (for a release branch)."
+        ),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Validate the whole store; exit 1 on any problem, each as path:line: message.
+
+    Proposals (status `proposed`) are valid learnings awaiting review: check names them
+    on stderr, and fails on them only with --proposals.
 
     Read-only unless --fix, which first clears what a killed write left behind (stray
     temp files, bundle folders without a learning.yaml); --fix --dry-run previews that.
@@ -189,6 +199,7 @@ def check_command(
       orbit learning check --base origin/main           # in a pull request's CI
       orbit learning check --staged                     # in a pre-commit hook
       orbit learning check --unused 90                  # unused in 90 days
+      orbit learning check --proposals                  # nothing left unreviewed
     """
     from orbit_learnings.curation.check import check_store
 
@@ -197,13 +208,28 @@ def check_command(
     fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
     problems = check_store(ws, stale=stale, base=base, staged=staged)
     unused_found = _add_unused(ws, problems, unused, staged=staged)
+    waiting = _proposals(ws, quiet=json_out)
     if json_out:
-        payload: dict[str, object] = {"problems": [p.to_dict() for p in problems]}
+        payload: dict[str, object] = {
+            "problems": [p.to_dict() for p in problems],
+            "proposals": waiting,
+        }
         emit_json(payload | unused_found | ({"removed_leftovers": fixed} if fix else {}))
     else:
         _print_problems(problems, github=output_format == "github")
-    if problems:
+    if problems or (proposals and waiting):
         raise typer.Exit(1)
+
+
+def _proposals(ws: Workspace, *, quiet: bool) -> list[str]:
+    """The proposals awaiting review, named on stderr (a note, not a problem)."""
+    from orbit_learnings.retrieval.queries import list_learnings
+
+    waiting = [hit.id for hit in list_learnings(ws, status="proposed").hits]
+    if waiting and not quiet:
+        warn(f"{len(waiting)} proposal(s) awaiting review: {', '.join(waiting)} "
+             "(`orbit learning approve ID` or `orbit learning reject ID`)")  # fmt: skip
+    return waiting
 
 
 def _check_check_flags(output_format: str, unused: int | None, *, fix: bool, dry_run: bool) -> None:

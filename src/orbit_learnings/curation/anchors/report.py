@@ -42,11 +42,12 @@ def anchor_report(ws: Workspace, ids: Sequence[str] | None = None) -> list[Ancho
 
 def _active_ids(ws: Workspace, conn: sqlite3.Connection, ids: Sequence[str] | None) -> list[str]:
     """Every active learning, or exactly the ones asked for (whatever their status)."""
+    from orbit_learnings.core.ids import STATUSES
     from orbit_learnings.index.reads import all_ids
 
     if ids is None:
         return all_ids(conn, ("active",))
-    known = set(all_ids(conn, ("active", "superseded", "archived")))
+    known = set(all_ids(conn, STATUSES))
     for learning_id in ids:
         if learning_id not in known:
             raise missing(ws, learning_id)

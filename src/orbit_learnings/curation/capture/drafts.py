@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orbit_learnings.core.errors import NotFound
+from orbit_learnings.core.anchors.record import Anchor
+from orbit_learnings.core.errors import NotFound, OrbitError
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.curation.adding import add_learning
@@ -43,15 +44,25 @@ class Extracted:
 
 
 def run_extract(
-    ws: Workspace, transcripts: Sequence[str], *, model_command: str | None = None
+    ws: Workspace,
+    transcripts: Sequence[str],
+    *,
+    model_command: str | None = None,
+    reviews: Sequence[str] = (),
 ) -> Extracted:
-    """Draft from every session file; a draft already waiting (same ID) is not written twice."""
+    """Draft from every session file and review export; a draft already waiting (same ID)
+    is not written twice."""
+    from orbit_learnings.curation.capture.reviews import drafts_from_review
+
+    orbit_dir = os.path.join(ws.root_dir, ORBIT_DIR)
     found = extract_sessions(
-        transcripts,
-        ws.root_dir,
-        model_command=model_command,
-        orbit_dir=os.path.join(ws.root_dir, ORBIT_DIR),
+        transcripts, ws.root_dir, model_command=model_command, orbit_dir=orbit_dir
     )
+    for review in reviews:
+        drafted = drafts_from_review(review)
+        found.drafts.extend(drafted)
+        found.files.append({"file": review, "agent": "review", "lines": 0, "skipped": 0,
+                            "moments": len(drafted)})  # fmt: skip
     created: list[dict[str, object]] = []
     skipped = 0
     for draft in found.drafts:
@@ -112,6 +123,7 @@ def accept(
         body=body,
         created_by="orbit-extract",
         status="proposed",
+        anchors=_anchors(ws, source.get("anchor")),
     )
     learning = add_learning(ws, new, force=force).learning
     os.unlink(os.path.join(drafts_dir(ws), f"{draft['id']}.json"))
@@ -126,3 +138,15 @@ def reject(ws: Workspace, draft_id: str) -> None:
 def _strings(value: object) -> list[str]:
     """A draft's list field; drafts are JSON this module wrote, so anything else is empty."""
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _anchors(ws: Workspace, citation: object) -> list[Anchor]:
+    """The commented lines of a review draft, cited when the file still has them."""
+    from orbit_learnings.curation.anchors.citing import cite
+
+    if not isinstance(citation, str):
+        return []
+    try:
+        return cite(ws, [citation])
+    except OrbitError:
+        return []  # the file moved on since the review: the path scope still holds

@@ -60,6 +60,13 @@ _RULE_CUES = re.compile(
     r"항상|절대|대신|말고|하지 마|해야",
     re.I,
 )
+
+
+def rule_cue(text: str) -> bool:
+    """Whether words read as a standing rule (`never`, `always`, `instead`, `以后`, …)."""
+    return bool(_RULE_CUES.search(text))
+
+
 _QUESTION = re.compile(r"[?？]|[吗嗎呢]\s*$|[か]\s*$|니까\s*$")
 _THANKS = re.compile(
     r"^\W*(thanks|thank you|thx|great|perfect|awesome|nice|lgtm|looks good|danke|merci|gracias"
