@@ -41,6 +41,7 @@ allowed-tools:
   - "Bash(orbit learning show:*)"
   - "Bash(orbit learning search:*)"
   - "Bash(orbit search:*)"
+  - "Bash(orbit learning propose:*)"
 ---
 
 # Project learnings (orbit)
@@ -67,24 +68,31 @@ If an existing learning already covers what you ran into, record that instead of
 near-duplicate:
 `orbit learning upvote L-0001 --model <your agent family> --task <task id>`
 
-## Adding a learning
+## Proposing a learning
+
+Propose one when you just lived a lesson the next person (or agent) in this repository should
+be told:
+- the user **corrected a project convention** ("we use pnpm here", "never add NOT NULL in one
+  step", "run the API tests with `make test-api`");
+- a **fix was not obvious and will recur** (a flag, an environment variable, a setup step).
 
 Only when all three hold (the authoring bar):
 1. it is **non-obvious** - otherwise it belongs in the code or its comments;
 2. it is **not feature-scoped** - a design decision for one feature is an ADR, not a learning;
 3. it is **load-bearing across more than one task** - a one-off belongs in the PR description.
 
-Search first (`orbit search ...`, `orbit learning list --path ...`), then:
+Search first (`orbit search ...`, `orbit learning list --path ...`); if one already says it,
+upvote it. Otherwise propose it (the MCP tool `orbit.learning.propose` does the same):
 
 ```sh
-orbit learning add --summary "One line: the rule, stated so it can be followed" \\
+orbit learning propose --summary "One line: the rule, stated so it can be followed" \\
   --path 'the/paths/**' --tag topic \\
-  --body "**Why:** what went wrong. **How to apply:** what to do instead." \\
-  --evidence task=<task id> --created-by <your agent family>
+  --body "**Why:** the user's words or the error. **How to apply:** what to do instead." \\
+  --evidence session=<session id> --created-by <your agent family>
 ```
 
-Learnings are reviewed in pull requests like code: keep the summary to one line and the scope
-as narrow as the lesson.
+A proposal is a file in the pull request; nothing serves it until a person runs
+`orbit learning approve ID`. Keep the summary to one line and the scope as narrow as the lesson.
 """
 
 
