@@ -80,7 +80,10 @@ _INJECT_OPTIONS = {
     "--session": "session",
     "--max-tokens": "max_tokens",
     "--format": "format",
+    "--min-confidence": "min_confidence",
 }
+_INJECT_FLAGS = {"--feedback-hint": "feedback_hint", "--include-stale": "include_stale"}
+_LIST_FLAGS = {"--json": "json"}
 _SEARCH_OPTIONS = {
     "--tag": "tag",
     "-t": "tag",
@@ -110,7 +113,7 @@ def _lean(args: list[str]) -> int | None:
         # Whatever the arguments, a hook answers and exits 0.
         return do_hook(command[1], root, options)
     if command == ["learning", "list"]:
-        listing = _parse(options, valued=_LIST_OPTIONS, flags={"--json": "json"})
+        listing = _parse(options, valued=_LIST_OPTIONS, flags=_LIST_FLAGS)
         if listing is None or not (listing.get("json") or not sys.stdout.isatty()):
             return _FALLBACK
         return _guarded(lambda: _list(root, listing))
@@ -118,7 +121,7 @@ def _lean(args: list[str]) -> int | None:
         injecting = _parse(
             options,
             valued=_INJECT_OPTIONS,
-            flags={"--feedback-hint": "feedback_hint", "--include-stale": "include_stale"},
+            flags=_INJECT_FLAGS,
         )
         if injecting is None:
             return _FALLBACK

@@ -364,3 +364,36 @@ def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
         "learning", "inject", "--tag", "t", cwd=workspace, env={"ORBIT_LEARNING_PER_CALL_CAP": "²"}
     )
     assert capped.code == 2 and "ORBIT_LEARNING_PER_CALL_CAP" in capped.err
+
+
+HOT_COMMANDS = {  # Typer command path -> the lean path's (valued options, flags)
+    ("learning", "list"): ("_LIST_OPTIONS", "_LIST_FLAGS"),
+    ("learning", "inject"): ("_INJECT_OPTIONS", "_INJECT_FLAGS"),
+    ("learning", "search"): ("_SEARCH_OPTIONS", "_SEARCH_FLAGS"),
+    ("search",): ("_SEARCH_OPTIONS", "_SEARCH_FLAGS"),
+}
+# What the lean path leaves to the full CLI on purpose: help, and the unified search's
+# `--path` (a scope lookup, not a text search).
+FULL_CLI_ONLY = {"--help", "-h"}
+
+
+@pytest.mark.parametrize("command", sorted(HOT_COMMANDS))
+def test_every_option_of_a_hot_command_is_in_the_lean_table(command: tuple[str, ...]) -> None:
+    """The lean parser's tables and Typer's parameters are one option table: a Typer option
+    missing from the lean table silently takes the slow path (`inject --min-confidence` did)."""
+    import typer.main
+
+    from orbit_learnings import entry
+    from orbit_learnings.cli.app import app
+
+    click_command = typer.main.get_command(app)
+    for name in command:
+        click_command = click_command.commands[name]  # type: ignore[attr-defined]
+    typer_options = {
+        option
+        for param in click_command.params
+        for option in (*param.opts, *param.secondary_opts)
+        if option.startswith("-")
+    }
+    valued, flags = (getattr(entry, table) for table in HOT_COMMANDS[command])
+    assert typer_options - set(valued) - set(flags) - FULL_CLI_ONLY == set()
