@@ -332,6 +332,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "list_path_json",
         "inject",
         "hook_claude_code",
+        "hook_prompt",
+        "hook_codex_patch",
         "search_json",
         "search_kind_learning_json",
         "git_grep_same_query",
