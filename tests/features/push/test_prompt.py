@@ -143,3 +143,21 @@ def test_gemini_before_agent_answers_the_prompt(store: Path, orbit: CliRunner) -
     assert run(command, prompt(store, "what is the vacation policy", "g2"), store) == "{}\n"
     orbit("hooks", "install", "--gemini", "--no-prompt")
     assert "BeforeAgent" not in json.loads((store / ".gemini/settings.json").read_text())["hooks"]
+
+
+def test_cursor_running_the_claude_entry_at_the_prompt_marks_nothing_shown(
+    store: Path, orbit: CliRunner
+) -> None:
+    """Cursor runs `.claude/settings.json` too, but its prompt hook cannot add context: a
+    learning it was never shown must still come with its first read."""
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    data = {
+        **json.loads(prompt(store, "look at billing/invoice.py", "c1")),
+        "cursor_version": "2.1",
+    }
+    assert run(command, json.dumps(data), store) == ""
+    read_data = {**json.loads(read(store, "billing/invoice.py", "c1")), "cursor_version": "2.1"}
+    after_read = installed(store, ".claude/settings.json", "PostToolUse")
+    shown = json.loads(run(after_read, json.dumps(read_data), store))["additional_context"]
+    assert "L-0001" in shown

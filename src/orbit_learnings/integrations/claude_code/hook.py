@@ -67,6 +67,8 @@ def respond(
     if event == "SessionStart":
         return answer(event, hookflow.session_started(ws, session, _text(payload, "source")))
     if event == "UserPromptSubmit":
+        if "cursor_version" in payload:  # Cursor's prompt hook adds no context: mark nothing
+            return ""
         prompt = _text(payload, "prompt")
         return answer(
             event, hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
