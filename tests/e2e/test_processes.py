@@ -214,6 +214,21 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
     calls = [(a, tool) for a in ("claude-code", "cursor", "copilot", "gemini", "codex")]
     calls += [("claude-code", prompt), ("codex", prompt), ("codex", patch)]
     calls += [("gemini", {**prompt, "hook_event_name": "BeforeAgent"})]
+    cline_base = {
+        "hookName": "PostToolUse",
+        "taskId": "budget-cline",
+        "workspaceRoots": [str(example)],
+    }
+    calls += [
+        (
+            "cline",
+            {
+                **cline_base,
+                "postToolUse": {"toolName": "execute_command", "parameters": tool["tool_input"]},
+            },
+        )
+    ]
+    calls += [("cline", {**cline_base, "hookName": "UserPromptSubmit", "userPromptSubmit": prompt})]
     for agent, data in calls:
         payload = json.dumps(data)
         code = (
@@ -226,7 +241,8 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
             [sys.executable, "-c", code, payload], cwd=example, capture_output=True, text=True
         )
         loaded = {m.split(".")[0] for m in proc.stderr.rsplit("MODULES ", 1)[1].split()}
-        assert not loaded & budget, (agent, data["hook_event_name"], sorted(loaded & budget))
+        event = data.get("hook_event_name", data.get("hookName"))
+        assert not loaded & budget, (agent, event, sorted(loaded & budget))
 
 
 def test_lean_and_full_cli_give_identical_output(example: Path) -> None:

@@ -18,6 +18,7 @@ REGISTRY = {
     "copilot": "orbit_learnings.integrations.copilot",
     "gemini": "orbit_learnings.integrations.gemini",
     "codex": "orbit_learnings.integrations.codex",
+    "cline": "orbit_learnings.integrations.cline",
     "mcp": "orbit_learnings.integrations.mcp",
     "dashboard": "orbit_learnings.integrations.dashboard",
 }

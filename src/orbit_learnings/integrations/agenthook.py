@@ -170,17 +170,23 @@ def text_field(payload: dict[str, object], *keys: str) -> str | None:
     return None
 
 
-def _first_root(payload: dict[str, object]) -> str | None:
-    roots = payload.get("workspace_roots")
-    return str(roots[0]) if isinstance(roots, list) and roots else None
+def _roots(payload: dict[str, object]) -> list[object]:
+    """The payload's workspace roots: `workspace_roots` (Cursor) or `workspaceRoots` (Cline)."""
+    roots = payload.get("workspace_roots", payload.get("workspaceRoots"))
+    return roots if isinstance(roots, list) else []
+
+
+def first_root(payload: dict[str, object]) -> str | None:
+    roots = _roots(payload)
+    return str(roots[0]) if roots else None
 
 
 def workspace_of(payload: dict[str, object], root: str | None) -> Workspace:
     """The workspace the payload is about: its cwd, else the first of its roots holding one."""
     from orbit_learnings.core.errors import WorkspaceNotFound
 
-    roots = payload.get("workspace_roots")
-    candidates = [text_field(payload, "cwd"), *(roots if isinstance(roots, list) else [])]
+    roots = _roots(payload)
+    candidates = [text_field(payload, "cwd"), *roots]
     for candidate in [c for c in candidates if isinstance(c, str) and c]:
         try:
             return find_workspace(root, cwd=candidate)
@@ -205,5 +211,5 @@ def touch_of(
     tool = text_field(payload, tool_key)
     if tool is None:
         return None
-    cwd = text_field(payload, "cwd") or _first_root(payload)
+    cwd = text_field(payload, "cwd") or first_root(payload)
     return hookflow.Touch(tool, tool_arguments(payload.get(input_key)), session_id=session, cwd=cwd)

@@ -43,8 +43,8 @@ NOTE = (
     "(`orbit learning list --path FILE` asks directly)."
 )
 # The tools that read or write files, across agents (compared case-insensitively):
-# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code. Anything else (an MCP tool that
-# names a path in another repository, a web fetch) is none of our business.
+# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code, Codex CLI, Cline. Anything else (an
+# MCP tool that names a path in another repository, a web fetch) is none of our business.
 FILE_TOOLS = frozenset(
     [
         *("read", "edit", "write", "notebookedit", "multiedit", "bash", "powershell"),
@@ -55,12 +55,14 @@ FILE_TOOLS = frozenset(
         *("create_file", "replace_string_in_file", "multi_replace_string_in_file"),
         *("insert_edit_into_file", "editfiles", "file_search", "list_dir"),  # VS Code
         "apply_patch",  # Codex CLI: the patch in `command`
+        *("write_to_file", "replace_in_file", "search_files", "list_files"),
+        *("execute_command", "list_code_definition_names"),  # Cline
     ]
 )
 GLOB_TOOLS = frozenset(("glob", "file_search"))  # their `pattern` is a path glob
 PATH_KEYS = ("file_path", "notebook_path", "filePath", "path", "absolute_path", "dir_path")
 LIST_KEYS = ("files", "paths", "include")  # keys that name several
-FILTER_KEYS = ("glob", "include_pattern")  # a search narrowed to files matching a glob
+FILTER_KEYS = ("glob", "include_pattern", "file_pattern")  # a search narrowed to a glob
 
 
 class Touch:

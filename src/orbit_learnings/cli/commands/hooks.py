@@ -32,6 +32,7 @@ CursorFlag = Annotated[bool, typer.Option("--cursor", help="Shorthand for NAME c
 CopilotFlag = Annotated[bool, typer.Option("--copilot", help="Shorthand for NAME copilot.")]
 GeminiFlag = Annotated[bool, typer.Option("--gemini", help="Shorthand for NAME gemini.")]
 CodexFlag = Annotated[bool, typer.Option("--codex", help="Shorthand for NAME codex.")]
+ClineFlag = Annotated[bool, typer.Option("--cline", help="Shorthand for NAME cline.")]
 NoPromptFlag = Annotated[
     bool,
     typer.Option(
@@ -95,6 +96,7 @@ def hooks_install_command(
     copilot: CopilotFlag = False,
     gemini: GeminiFlag = False,
     codex: CodexFlag = False,
+    cline: ClineFlag = False,
     command: CommandOpt = None,
     no_prompt: NoPromptFlag = False,
 ) -> None:
@@ -107,11 +109,11 @@ def hooks_install_command(
     Examples:
       orbit hooks install              # git: refresh on checkout, check on commit
       orbit hooks install claude-code  # .claude/settings.json entries + the skill
-      orbit hooks install --claude --cursor --copilot --gemini --codex
+      orbit hooks install --claude --cursor --copilot --gemini --codex --cline
       orbit hooks install --claude --no-prompt
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
-    flags["codex"] = codex
+    flags |= {"codex": codex, "cline": cline}
     _run(_named(names, **flags), command=command, install=True, prompt=not no_prompt)
 
 
@@ -123,6 +125,7 @@ def hooks_uninstall_command(
     copilot: CopilotFlag = False,
     gemini: GeminiFlag = False,
     codex: CodexFlag = False,
+    cline: ClineFlag = False,
     command: CommandOpt = None,
 ) -> None:
     """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
@@ -133,5 +136,5 @@ def hooks_uninstall_command(
       orbit hooks uninstall claude-code cursor
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
-    flags["codex"] = codex
+    flags |= {"codex": codex, "cline": cline}
     _run(_named(names, **flags), command=command, install=False)
