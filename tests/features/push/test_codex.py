@@ -157,6 +157,9 @@ def test_doctor_reports_the_codex_entry(store: Path, orbit: CliRunner) -> None:
     outcome = orbit("doctor", "--json")
     checks = {c["name"]: c for c in json.loads(outcome.out)["checks"]}
     assert checks["codex hook"]["status"] == "ok", checks["codex hook"]
+    (store / ".codex/config.toml").write_text('model = "x"\n[features]\nhooks = false\n')
+    checks = {c["name"]: c for c in json.loads(orbit("doctor", "--json").out)["checks"]}
+    assert checks["codex hooks enabled"]["status"] == "warn"
     (store / SETTINGS).write_text("{not json")
     checks = {c["name"]: c for c in json.loads(orbit("doctor", "--json").out)["checks"]}
     assert checks["codex hook"]["status"] == "fail"

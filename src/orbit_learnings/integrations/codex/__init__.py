@@ -29,7 +29,11 @@ from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
+    from pathlib import Path
     from typing import Any, ClassVar
+
+    from orbit_learnings.integrations.base import Check
+    from orbit_learnings.store.workspace import Workspace
 
 TOOLS = "Bash|apply_patch"
 
@@ -65,6 +69,35 @@ class Codex(AgentHook):
             return ""
         specific = {"hookEventName": event or "PostToolUse", "additionalContext": text}
         return json.dumps({"hookSpecificOutput": specific}) + "\n"
+
+    def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
+        """The entry, and whether a Codex config in reach switches hooks off."""
+        from pathlib import Path
+
+        from orbit_learnings.integrations.base import Check
+
+        checks = super().doctor(ws, sample_path=sample_path)
+        if checks[0].status != "ok":
+            return checks
+        for config in (ws.root / ".codex/config.toml", Path.home() / ".codex/config.toml"):
+            if hooks_switched_off(config):
+                message = f"{config} sets hooks = false under [features]: Codex runs no hook"
+                checks.append(Check("codex hooks enabled", "warn", message))
+        return checks
+
+
+def hooks_switched_off(config: Path) -> bool:
+    """Whether this config.toml turns hooks off (`hooks`, or the older `codex_hooks`)."""
+    import tomllib
+
+    try:
+        features = tomllib.loads(config.read_text(encoding="utf-8")).get("features", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(features, dict) and False in (
+        features.get("hooks"),
+        features.get("codex_hooks"),
+    )
 
 
 INTEGRATION = Codex()
