@@ -198,10 +198,14 @@ class _deadline:
     def __enter__(self) -> None:
         import signal
 
-        if hasattr(signal, "setitimer"):
+        if not hasattr(signal, "setitimer"):
+            return
+        try:
             signal.signal(signal.SIGALRM, _expired)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-            self.armed = True
+        except ValueError:  # not the main thread (an embedding caller): no timer
+            return
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        self.armed = True
 
     def __exit__(self, *exc: object) -> None:
         if self.armed:
