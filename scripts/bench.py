@@ -295,6 +295,11 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
                 ),
                 "inject": ([str(ORBIT), "learning", "inject", "--path", match], None),
                 "hook_claude_code": ([str(ORBIT), "hook", "claude-code"], hook_input),
+                "hook_prompt": (
+                    [str(ORBIT), "hook", "claude-code"],
+                    prompt_payload(tmp, f"why do the invariants engine checks fail in {match}"),
+                ),
+                "hook_codex_patch": ([str(ORBIT), "hook", "codex"], patch_payload(tmp, match)),
                 "search_json": (
                     [str(ORBIT), "learning", "search", "invariants engine", "--json"],
                     None,
@@ -625,6 +630,23 @@ def read_payload(root: Path, path: str, session: str = "bench") -> str:
     )
 
 
+def prompt_payload(root: Path, prompt: str, session: str = "bench") -> str:
+    """What Claude Code sends on UserPromptSubmit: the user's prompt, searched."""
+    return json.dumps(
+        {"session_id": session, "cwd": str(root), "hook_event_name": "UserPromptSubmit"}
+        | {"prompt": prompt}
+    )
+
+
+def patch_payload(root: Path, path: str, session: str = "bench") -> str:
+    """What Codex sends after an `apply_patch` that updates `path`."""
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+    return json.dumps(
+        {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUse"}
+        | {"tool_name": "apply_patch", "tool_input": {"command": patch}}
+    )
+
+
 def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str], str | None]]:
     """The hot commands an agent or a hook runs, each as (args, stdin)."""
     match = "services/billing/mod7/handlers.py"
@@ -927,6 +949,8 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("list_path_json", "`orbit learning list --path P --json`"),
         ("inject", "`orbit learning inject --path P`"),
         ("hook_claude_code", "`orbit hook claude-code` (PostToolUse JSON on stdin)"),
+        ("hook_prompt", "`orbit hook claude-code` (UserPromptSubmit: the prompt searched)"),
+        ("hook_codex_patch", "`orbit hook codex` (PostToolUse of an `apply_patch`)"),
         ("search_json", "`orbit learning search TEXT --json`"),
     ]:
         cells = []

@@ -158,6 +158,18 @@ def check_claude_settings(block: Block, box: Sandbox, target: Path) -> None:
     assert checks["claude code hook"]["status"] == "ok", checks["claude code hook"]
 
 
+def check_codex_hooks(block: Block, box: Sandbox, target: Path) -> None:
+    """The entries are what `hooks install --codex` writes; `orbit doctor` calls them ok."""
+    documented = load(block)["hooks"]
+    succeeds(block, box, "orbit hooks install --codex >/dev/null")
+    written = json.loads(target.read_text(encoding="utf-8"))["hooks"]
+    for event, entries in documented.items():
+        assert entries == written.get(event), f"{block.where}: orbit writes {written.get(event)}"
+    report = json.loads(succeeds(block, box, "orbit doctor --json"))
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["codex hook"]["status"] == "ok", checks["codex hook"]
+
+
 def check_mcp_config(block: Block, box: Sandbox, target: Path) -> None:
     """Each server starts as configured and answers an MCP client with orbit's tools."""
     servers = json.loads(target.read_text(encoding="utf-8"))["mcpServers"]
@@ -179,6 +191,7 @@ CHECKERS: list[tuple[str, Callable[[Block, Sandbox, Path], None]]] = [
     (".pre-commit-config.yaml", check_pre_commit_config),
     (".github/workflows/*", check_workflow),
     (".claude/settings.json", check_claude_settings),
+    (".codex/hooks.json", check_codex_hooks),
     (".mcp.json", check_mcp_config),
 ]
 

@@ -196,16 +196,41 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
     wait_until_settled(example)  # else the sync stores racy stats, re-read later
     run_orbit("learning", "sync", cwd=example)
     budget = heavy_beyond_the_floor()
-    payload = json.dumps(
-        {
-            "hook_event_name": "PostToolUse",
-            "session_id": "budget",
-            "cwd": str(example),
-            "tool_name": "Bash",
-            "tool_input": {"command": "sed -n 1,20p db/migrations/0001.sql"},
-        }
-    )
-    for agent in ("claude-code", "cursor", "copilot", "gemini"):
+    tool = {
+        "hook_event_name": "PostToolUse",
+        "session_id": "budget",
+        "cwd": str(example),
+        "tool_name": "Bash",
+        "tool_input": {"command": "cd db && sed -n 1,20p migrations/0001.sql"},
+    }
+    prompt = {  # the prompt runs a text search: it must stay as lean as a lookup
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "budget-prompt",
+        "cwd": str(example),
+        "prompt": "why does the migration lock time out in db/migrations/0001.sql?",
+    }
+    patch = {**tool, "tool_name": "apply_patch", "session_id": "budget-patch"}
+    patch["tool_input"] = {"command": "*** Begin Patch\n*** Update File: db/x.sql\n*** End Patch"}
+    calls = [(a, tool) for a in ("claude-code", "cursor", "copilot", "gemini", "codex")]
+    calls += [("claude-code", prompt), ("codex", prompt), ("codex", patch)]
+    calls += [("gemini", {**prompt, "hook_event_name": "BeforeAgent"})]
+    cline_base = {
+        "hookName": "PostToolUse",
+        "taskId": "budget-cline",
+        "workspaceRoots": [str(example)],
+    }
+    calls += [
+        (
+            "cline",
+            {
+                **cline_base,
+                "postToolUse": {"toolName": "execute_command", "parameters": tool["tool_input"]},
+            },
+        )
+    ]
+    calls += [("cline", {**cline_base, "hookName": "UserPromptSubmit", "userPromptSubmit": prompt})]
+    for agent, data in calls:
+        payload = json.dumps(data)
         code = (
             "import io, sys; sys.stdin = io.StringIO(sys.argv[1]); "
             "from orbit_learnings.entry import main; "
@@ -216,7 +241,8 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
             [sys.executable, "-c", code, payload], cwd=example, capture_output=True, text=True
         )
         loaded = {m.split(".")[0] for m in proc.stderr.rsplit("MODULES ", 1)[1].split()}
-        assert not loaded & budget, (agent, sorted(loaded & budget))
+        event = data.get("hook_event_name", data.get("hookName"))
+        assert not loaded & budget, (agent, event, sorted(loaded & budget))
 
 
 def test_lean_and_full_cli_give_identical_output(example: Path) -> None:
@@ -322,6 +348,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "list_path_json",
         "inject",
         "hook_claude_code",
+        "hook_prompt",
+        "hook_codex_patch",
         "search_json",
         "search_kind_learning_json",
         "git_grep_same_query",

@@ -17,6 +17,8 @@ REGISTRY = {
     "cursor": "orbit_learnings.integrations.cursor",
     "copilot": "orbit_learnings.integrations.copilot",
     "gemini": "orbit_learnings.integrations.gemini",
+    "codex": "orbit_learnings.integrations.codex",
+    "cline": "orbit_learnings.integrations.cline",
     "mcp": "orbit_learnings.integrations.mcp",
     "dashboard": "orbit_learnings.integrations.dashboard",
 }

@@ -44,6 +44,7 @@ class AgentHook(Integration):
     tool_keys = ("tool_name", "tool_input")  # where the payload names the tool and its input
     start_events: tuple[str, ...] = ()  # a session (re)starts: the note, and forgetting on clear
     compact_events: tuple[str, ...] = ()  # the context is about to be compacted: forget
+    prompt_events: tuple[str, ...] = ()  # the user submitted a prompt (its text in `prompt`)
 
     def event_of(self, payload: dict[str, object]) -> str:
         return text_field(payload, "hook_event_name") or ""
@@ -61,6 +62,10 @@ class AgentHook(Integration):
         if event in self.compact_events:
             hookflow.session_started(ws, session, "compact")
             return ""
+        if event in self.prompt_events:
+            prompt = text_field(payload, "prompt")
+            text = hookflow.prompt_submitted(ws, session, prompt, layer=self.name, record=record)
+            return self.answer(event, text)
         touch = touch_of(payload, *self.tool_keys, session=session)
         if touch is None:
             return ""
@@ -93,9 +98,11 @@ class AgentHook(Integration):
         except Exception as exc:  # a hook must never break the agent
             return "", f"orbit hook: skipped ({type(exc).__name__}: {exc})\n"
 
-    def wanted(self, command: str) -> dict[str, list[Any]]:
+    def wanted(self, command: str, *, prompt: bool = True) -> dict[str, list[Any]]:
         entries: dict[str, list[Any]] = {}
         for event, matcher in self.events.items():
+            if event in self.prompt_events and not prompt:
+                continue
             handler = self.handler(command, matcher)
             if self.nested:
                 group: dict[str, Any] = {"hooks": [handler]}
@@ -116,13 +123,15 @@ class AgentHook(Integration):
     def settings_path(self, ws: Workspace) -> Path:
         return ws.root / self.settings
 
-    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+    def install(
+        self, ws: Workspace, *, command: str | None = None, prompt: bool = True
+    ) -> SetupReport:
         from orbit_learnings.integrations import hookfiles
 
         entry = command or hookfiles.guarded(self.command)
         return hookfiles.install(
             self.settings_path(ws),
-            self.wanted(entry),
+            self.wanted(entry, prompt=prompt),
             self.markers(command),
             nested=self.nested,
             extra=self.extra_settings(),
@@ -161,17 +170,23 @@ def text_field(payload: dict[str, object], *keys: str) -> str | None:
     return None
 
 
-def _first_root(payload: dict[str, object]) -> str | None:
-    roots = payload.get("workspace_roots")
-    return str(roots[0]) if isinstance(roots, list) and roots else None
+def _roots(payload: dict[str, object]) -> list[object]:
+    """The payload's workspace roots: `workspace_roots` (Cursor) or `workspaceRoots` (Cline)."""
+    roots = payload.get("workspace_roots", payload.get("workspaceRoots"))
+    return roots if isinstance(roots, list) else []
+
+
+def first_root(payload: dict[str, object]) -> str | None:
+    roots = _roots(payload)
+    return str(roots[0]) if roots else None
 
 
 def workspace_of(payload: dict[str, object], root: str | None) -> Workspace:
     """The workspace the payload is about: its cwd, else the first of its roots holding one."""
     from orbit_learnings.core.errors import WorkspaceNotFound
 
-    roots = payload.get("workspace_roots")
-    candidates = [text_field(payload, "cwd"), *(roots if isinstance(roots, list) else [])]
+    roots = _roots(payload)
+    candidates = [text_field(payload, "cwd"), *roots]
     for candidate in [c for c in candidates if isinstance(c, str) and c]:
         try:
             return find_workspace(root, cwd=candidate)
@@ -196,5 +211,5 @@ def touch_of(
     tool = text_field(payload, tool_key)
     if tool is None:
         return None
-    cwd = text_field(payload, "cwd") or _first_root(payload)
+    cwd = text_field(payload, "cwd") or first_root(payload)
     return hookflow.Touch(tool, tool_arguments(payload.get(input_key)), session_id=session, cwd=cwd)

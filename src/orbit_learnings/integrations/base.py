@@ -68,7 +68,10 @@ class Integration:
         """(stdout, stderr) for one hook call. Never raises: a hook never blocks its agent."""
         raise UsageError(f"{self.name} has no hook")
 
-    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+    def install(
+        self, ws: Workspace, *, command: str | None = None, prompt: bool = True
+    ) -> SetupReport:
+        """`prompt=False`: leave out the entry that answers the user's prompt, if any."""
         raise UsageError(f"{self.name} has nothing to install")
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:

@@ -228,7 +228,9 @@ class Git(Integration):
     summary = "git hooks (refresh the index, check what is staged) and the learning merge driver"
     installs = True
 
-    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+    def install(
+        self, ws: Workspace, *, command: str | None = None, prompt: bool = True
+    ) -> SetupReport:
         return install(ws)
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:

@@ -9,7 +9,12 @@ module returns in its own output field. The flow:
 - a session that was compacted or cleared: forget what it was shown, so the next
   touch shows it again (the context that held it is gone);
 - a subagent starting: the learnings for the files its parent named in its task
-  (`handoff` finds that task in the parent's transcript).
+  (`handoff` finds that task in the parent's transcript);
+- the user's prompt: the learnings for the files it names, and those its words match
+  confidently (the search's confidence gate); nothing when neither.
+
+Every event of one agent context shares one dedup set and one session cap: a learning
+shown at the prompt is not shown again when the file is read.
 
 Stdlib only: this runs on every tool call an agent makes.
 """
@@ -20,7 +25,13 @@ from orbit_learnings.core.matching import is_glob
 from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.push import inject
-from orbit_learnings.push.toolpaths import repo_path, search_paths, shell_paths
+from orbit_learnings.push.toolpaths import (
+    PATCH_MARKER,
+    patch_paths,
+    repo_path,
+    search_paths,
+    shell_paths,
+)
 from orbit_learnings.retrieval.queries import GLOB_PREFIX
 from orbit_learnings.store.workspace import Workspace
 
@@ -32,8 +43,8 @@ NOTE = (
     "(`orbit learning list --path FILE` asks directly)."
 )
 # The tools that read or write files, across agents (compared case-insensitively):
-# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code. Anything else (an MCP tool that
-# names a path in another repository, a web fetch) is none of our business.
+# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code, Codex CLI, Cline. Anything else (an
+# MCP tool that names a path in another repository, a web fetch) is none of our business.
 FILE_TOOLS = frozenset(
     [
         *("read", "edit", "write", "notebookedit", "multiedit", "bash", "powershell"),
@@ -43,12 +54,15 @@ FILE_TOOLS = frozenset(
         *("search_file_content", "list_directory", "run_shell_command"),  # Gemini CLI
         *("create_file", "replace_string_in_file", "multi_replace_string_in_file"),
         *("insert_edit_into_file", "editfiles", "file_search", "list_dir"),  # VS Code
+        "apply_patch",  # Codex CLI: the patch in `command`
+        *("write_to_file", "replace_in_file", "search_files", "list_files"),
+        *("execute_command", "list_code_definition_names"),  # Cline
     ]
 )
 GLOB_TOOLS = frozenset(("glob", "file_search"))  # their `pattern` is a path glob
 PATH_KEYS = ("file_path", "notebook_path", "filePath", "path", "absolute_path", "dir_path")
 LIST_KEYS = ("files", "paths", "include")  # keys that name several
-FILTER_KEYS = ("glob", "include_pattern")  # a search narrowed to files matching a glob
+FILTER_KEYS = ("glob", "include_pattern", "file_pattern")  # a search narrowed to a glob
 
 
 class Touch:
@@ -82,6 +96,8 @@ def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
         return []
     data, cwd = touch.tool_input, touch.cwd
     command = data.get("command")
+    if isinstance(command, str) and PATCH_MARKER in command:  # apply_patch, or a shell's heredoc
+        return patch_paths(ws, command, cwd=cwd)
     if isinstance(command, str):  # a shell: its folder is where it ran, not what it read
         return shell_paths(ws, command, cwd=cwd)
     found: dict[str, None] = {}
@@ -168,6 +184,45 @@ def session_started(ws: Workspace, session_id: str | None, source: str | None) -
     return NOTE if (source or "startup") != "resume" else ""
 
 
+# --- the user's prompt: the best query orbit will ever get ------------------------
+
+MAX_PROMPT_CHARS = 4000  # a pasted log is searched by its start; the rest adds nothing
+
+
+def prompt_submitted(
+    ws: Workspace, session_key: str | None, prompt: str | None, *, layer: str, record: bool
+) -> str:
+    """Learnings for what the user just asked: the files it names (by scope) and the
+    ones its words match confidently. "" when nothing is confident: a prompt about
+    vacation days gets silence, not the nearest learning."""
+    text = (prompt or "")[:MAX_PROMPT_CHARS]
+    if not text.strip():
+        return ""
+    paths = words_paths(ws, text, named_only=True)
+    chosen = inject.select(
+        ws,
+        Scope(paths),
+        session_id=inject.session_from_env(session_key),
+        render=lambda hits: prompt_text(paths, hits),
+        max_tokens=MAX_CONTEXT_CHARS // 4,
+        layer=layer,
+        trigger={"event": "prompt", "paths": paths},
+        cwd=ws.root_dir,
+        record=record,
+        task_text=text,
+        literal_paths=True,
+    )
+    return prompt_text(paths, chosen.hits) if chosen.hits else ""
+
+
+def prompt_text(paths: list[str], hits: list[Hit]) -> str:
+    named = f" and the files it names ({', '.join(paths[:3])})" if paths else ""
+    lines = [f"Project learnings (.orbit/learnings) that match this request{printable(named)}:"]
+    lines += [inject.provenance_line(h) for h in hits]
+    lines.append("Full text: orbit learning show <id>.")
+    return "\n".join(lines)[:MAX_CONTEXT_CHARS]
+
+
 # --- subagents: the files named in the task a parent hands over -----------------
 
 
@@ -199,11 +254,19 @@ def subagent_started(
     )
 
 
-def words_paths(ws: Workspace, text: str) -> list[str]:
-    """Paths named anywhere in free text (a task description): each word that is one."""
+def words_paths(ws: Workspace, text: str, *, named_only: bool = False) -> list[str]:
+    """Paths named anywhere in free text (a task description): each word that is one.
+
+    `named_only`: a word counts only when it is spelled as a path (a slash or a dot), so
+    "fix the docs" in a prose prompt is not the `docs/` folder and all it holds.
+    """
     words = text.replace("`", " ").replace(",", " ").split()
     found: dict[str, None] = {}
     for word in words:
+        if named_only:  # prose: "is src/app.py right?" names src/app.py
+            word = word.rstrip("?!")
+            if not ("/" in word or "." in word.strip(".,;:)'\"")):
+                continue
         path = repo_path(ws, word)
         if path:
             found.setdefault(path, None)

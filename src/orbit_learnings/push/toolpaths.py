@@ -3,7 +3,9 @@ globs need reading. Shared by every agent's hook, whatever it calls its tools.
 
 Shell commands are parsed, never run: the common read and diff commands (`cat`,
 `head`, `tail`, `sed -n`, `less`, `wc`, `nl`, `bat`, `grep`/`rg`, `git diff|show|log|blame`,
-`diff`) and whatever follows `--`. A word counts when it names something inside the
+`diff`), test runs (`pytest`, `python -m pytest`, `uv run pytest`) and whatever follows
+`--`, each read from where the `cd` before it led. Codex's `apply_patch` bodies name their
+files on `*** Update File:` lines. A word counts when it names something inside the
 workspace that exists, or looks like a file path (a slash and an extension).
 Stdlib only: this runs on every tool call an agent makes.
 """
@@ -25,6 +27,9 @@ _PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk"}
 _READERS = {"cat", "head", "tail", "less", "more", "wc", "nl", "bat", "file", "stat", "diff"}
 _READERS |= _PATTERN_FIRST
 _GIT_READS = {"diff", "show", "log", "blame", "cat-file"}
+_TEST_RUNNERS = {"pytest", "py.test"}
+_RUN_WRAPPERS = {"uv", "poetry", "pipenv", "hatch", "pdm", "rye"}
+_PYTEST_VALUED = {"-k", "-m", "-p", "-c", "-n", "-o", "--deselect", "--rootdir", "--maxfail"}
 # Options that take a value, by command, so the value is not read as a file.
 _SEARCH_VALUED = {"-e", "-f", "-m", "-A", "-B", "-C", "-g", "-t", "--type", "--glob"}
 _VALUED: dict[str, set[str]] = {
@@ -65,13 +70,64 @@ def repo_path(
 
 
 def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[str]:
-    """Files and folders a shell command reads, in order, without running it."""
+    """Files and folders a shell command reads, in order, without running it.
+
+    A `cd X` moves where the following commands' words are read from, as the shell
+    would (`cd services/api && cat v1/orders.py`); a `cd` we cannot follow (`cd -`,
+    `cd ~`, `cd $DIR`) stops the reading, since a guess would name the wrong file.
+    """
     found: dict[str, None] = {}
+    here = cwd or ws.root_dir
     for words in simple_commands(command):
+        if _program(words) in ("cd", "pushd"):
+            moved = _changed_dir(here, words)
+            if moved is None:
+                break
+            here = moved
+            continue
         for word in _file_words(words):
-            path = repo_path(ws, word, cwd=cwd)
+            path = repo_path(ws, word, cwd=here)
             if path is not None:
                 found.setdefault(path, None)
+    return list(found)[:MAX_PATHS]
+
+
+def _program(words: list[str]) -> str:
+    plain = _without_assignments(words)
+    return os.path.basename(plain[0]) if plain else ""
+
+
+def _changed_dir(here: str, words: list[str]) -> str | None:
+    """Where `cd ARG` leads from `here`, or None when we cannot know."""
+    args = [w for w in _without_assignments(words)[1:] if w not in ("-P", "-L", "--")]
+    if len(args) != 1 or args[0] == "-" or args[0].startswith(("~", "$")):
+        return None
+    target = os.path.normpath(os.path.join(here, args[0]))
+    return target if os.path.isdir(target) else None
+
+
+def _without_assignments(words: list[str]) -> list[str]:
+    """The words after leading `VAR=value` assignments."""
+    while words and "=" in words[0] and not words[0].startswith("-"):
+        words = words[1:]
+    return words
+
+
+PATCH_MARKER = "*** Begin Patch"
+_PATCH_FILE_LINES = ("*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:")
+
+
+def patch_paths(ws: Workspace, patch: str, *, cwd: str | None = None) -> list[str]:
+    """The files a Codex `apply_patch` body names: its `*** Update File: path` lines and
+    their kin (added, deleted, moved to), in order. A file being added need not exist."""
+    found: dict[str, None] = {}
+    for line in patch.splitlines():
+        head = next((h for h in _PATCH_FILE_LINES if line.startswith(h)), None)
+        if head is None:
+            continue
+        path = repo_path(ws, line[len(head) :].strip(), cwd=cwd, literal=True)
+        if path:
+            found.setdefault(path, None)
     return list(found)[:MAX_PATHS]
 
 
@@ -98,11 +154,12 @@ def simple_commands(command: str) -> list[list[str]]:
 
 def _file_words(words: list[str]) -> list[str]:
     """The words of one simple command that name files, by the rules of that command."""
-    while words and "=" in words[0] and not words[0].startswith("-"):
-        words = words[1:]  # leading VAR=value assignments
+    words = _unwrapped(_without_assignments(words))
     if not words:
         return []
     program, args = os.path.basename(words[0]), words[1:]
+    if program in _TEST_RUNNERS:  # `pytest tests/test_x.py::test_y -k slow`
+        return [a.split("::", 1)[0] for a in _plain(args, _PYTEST_VALUED)]
     if "--" in args:
         return args[args.index("--") + 1 :]
     if program == "git" and args and args[0] in _GIT_READS:
@@ -114,6 +171,16 @@ def _file_words(words: list[str]) -> list[str]:
     if program in _PATTERN_FIRST and plain and not explicit_pattern:
         plain = plain[1:]
     return plain
+
+
+def _unwrapped(words: list[str]) -> list[str]:
+    """The command a runner wraps: `uv run X`, `poetry run X`, `python -m X`."""
+    if len(words) > 2 and os.path.basename(words[0]) in _RUN_WRAPPERS and words[1] == "run":
+        return _unwrapped(words[2:])
+    is_python = re.fullmatch(r"python(\d(\.\d+)?)?", os.path.basename(words[0] if words else ""))
+    if is_python and len(words) > 2 and words[1] == "-m":
+        return words[2:]
+    return words
 
 
 def _plain(args: list[str], valued: set[str]) -> list[str]:

@@ -321,7 +321,13 @@ def test_hooks_install_claude_merges_and_uninstall_restores(
     assert data["hooks"]["PostToolUse"][0] == SETTINGS_BEFORE["hooks"]["PostToolUse"][0]
     ours = data["hooks"]["PostToolUse"][1]
     assert ours["matcher"] == "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob"
-    assert set(data["hooks"]) == {"PreToolUse", "PostToolUse", "SessionStart", "SubagentStart"}
+    assert set(data["hooks"]) == {
+        "PreToolUse",
+        "PostToolUse",
+        "SessionStart",
+        "SubagentStart",
+        "UserPromptSubmit",
+    }
     assert data["hooks"]["PreToolUse"] == SETTINGS_BEFORE["hooks"]["PreToolUse"]  # none of ours
     skill = workspace / ".claude/skills/orbit-learnings/SKILL.md"
     assert skill.read_text().startswith("---\nname: orbit-learnings\n")

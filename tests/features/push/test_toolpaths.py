@@ -6,13 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.push.toolpaths import repo_path, search_paths, shell_paths
+from orbit_learnings.push.hookflow import Touch, touched_paths
+from orbit_learnings.push.toolpaths import patch_paths, repo_path, search_paths, shell_paths
 from orbit_learnings.store.workspace import Workspace
 
 
 @pytest.fixture
 def ws(workspace: Path) -> Workspace:
-    for name in ("src/app.py", "src/util.py", "docs/guide.md", "Makefile"):
+    names = ("src/app.py", "src/util.py", "docs/guide.md", "Makefile", "tests/test_app.py")
+    names += ("services/api/v1/handlers/orders.py",)
+    for name in names:
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text("x\n")
     return Workspace(workspace)
@@ -31,7 +34,26 @@ def ws(workspace: Path) -> Workspace:
         ("rg 'def main' src/app.py", ["src/app.py"]),
         ("grep -rn TODO src", ["src"]),
         ("rg -e cat src/util.py", ["src/util.py"]),
-        ("cd src && cat app.py", []),  # relative to a folder we do not follow
+        ("cd src && cat app.py", ["src/app.py"]),  # read from where `cd` led
+        (
+            "cd services/api && cat v1/handlers/orders.py",
+            ["services/api/v1/handlers/orders.py"],
+        ),
+        (
+            "cd services; sed -n 1,20p api/v1/handlers/orders.py",
+            ["services/api/v1/handlers/orders.py"],
+        ),
+        ("cd src && cd .. && head -5 docs/guide.md", ["docs/guide.md"]),
+        ("cd - && cat src/app.py", []),  # a `cd` we cannot follow stops the reading
+        ("cat src/app.py && cd $HOME && cat src/util.py", ["src/app.py"]),
+        ("tail -n 30 src/app.py", ["src/app.py"]),
+        ("rg -n 'def main' src/app.py docs", ["src/app.py", "docs"]),
+        ("git show main:src/util.py", ["src/util.py"]),
+        ("python -m pytest tests/test_app.py::test_one -q", ["tests/test_app.py"]),
+        ("python3 -m pytest -k 'slow and src' tests/test_app.py", ["tests/test_app.py"]),
+        ("uv run pytest -x tests/test_app.py", ["tests/test_app.py"]),
+        ("pytest tests", ["tests"]),
+        ("python -m http.server src", []),  # a module that reads nothing we know
         ("wc -l Makefile; cat src/app.py", ["Makefile", "src/app.py"]),
         ("LC_ALL=C cat src/app.py", ["src/app.py"]),
         ("python -c 'open(\"src/app.py\")'", []),  # not a read command we know
@@ -85,3 +107,32 @@ def test_quotes_and_heredocs_are_respected(
     ws: Workspace, command: str, expected: list[str]
 ) -> None:
     assert shell_paths(ws, command) == expected
+
+
+PATCH = """*** Begin Patch
+*** Update File: src/app.py
+@@ def main():
+-    return 0
++    return 1
+*** Add File: src/new_module.py
++VALUE = 1
+*** Delete File: docs/guide.md
+*** Update File: {root}/src/util.py
+*** Move to: src/util2.py
+@@
+-x
++y
+*** End Patch
+"""
+
+
+def test_an_apply_patch_body_names_its_files(ws: Workspace) -> None:
+    """Codex sends the whole patch in `tool_input.command`: its file lines name the files,
+    relative or absolute, added ones included; the hunks' text names nothing."""
+    patch = PATCH.replace("{root}", ws.root_dir)
+    expected = ["src/app.py", "src/new_module.py", "docs/guide.md", "src/util.py", "src/util2.py"]
+    assert patch_paths(ws, patch) == expected
+    touch = Touch("apply_patch", {"command": patch}, session_id="s")
+    assert touched_paths(ws, touch) == expected
+    shell = Touch("Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF"}, session_id="s")
+    assert touched_paths(ws, shell) == expected  # the older heredoc form through the shell

@@ -31,6 +31,15 @@ ClaudeFlag = Annotated[bool, typer.Option("--claude", help=f"Shorthand for NAME 
 CursorFlag = Annotated[bool, typer.Option("--cursor", help="Shorthand for NAME cursor.")]
 CopilotFlag = Annotated[bool, typer.Option("--copilot", help="Shorthand for NAME copilot.")]
 GeminiFlag = Annotated[bool, typer.Option("--gemini", help="Shorthand for NAME gemini.")]
+CodexFlag = Annotated[bool, typer.Option("--codex", help="Shorthand for NAME codex.")]
+ClineFlag = Annotated[bool, typer.Option("--cline", help="Shorthand for NAME cline.")]
+NoPromptFlag = Annotated[
+    bool,
+    typer.Option(
+        "--no-prompt",
+        help="Leave out the entry that searches the user's prompt (UserPromptSubmit, BeforeAgent).",
+    ),
+]
 CommandOpt = Annotated[
     str | None,
     typer.Option("--command", help="The command the agent runs (default: orbit hook NAME)."),
@@ -57,7 +66,7 @@ def _named(names: list[str] | None, **flags: bool) -> list[str]:
     return [*(names or []), *(spelled.get(flag, flag) for flag, on in flags.items() if on)]
 
 
-def _run(names: list[str], *, command: str | None, install: bool) -> None:
+def _run(names: list[str], *, command: str | None, install: bool, prompt: bool = True) -> None:
     """One body for install and uninstall, for any integration that installs."""
     from orbit_learnings.core.errors import UsageError
 
@@ -67,8 +76,10 @@ def _run(names: list[str], *, command: str | None, install: bool) -> None:
         if not integration.installs:
             raise UsageError(f"{integration.name} has nothing to install")
     for integration in chosen:
-        action = integration.install if install else integration.uninstall
-        report = action(ws, command=command)
+        if install:
+            report = integration.install(ws, command=command, prompt=prompt)
+        else:
+            report = integration.uninstall(ws, command=command)
         for item in report.changed:
             info(f"{'installed' if install else 'removed'} {item}")
         for item in report.unchanged:
@@ -84,20 +95,26 @@ def hooks_install_command(
     cursor: CursorFlag = False,
     copilot: CopilotFlag = False,
     gemini: GeminiFlag = False,
+    codex: CodexFlag = False,
+    cline: ClineFlag = False,
     command: CommandOpt = None,
+    no_prompt: NoPromptFlag = False,
 ) -> None:
     """Install hooks. Existing hooks are chained or merged, never overwritten; twice adds nothing.
 
     The agents' entries run a guarded command: silent, exit 0, where orbit is not installed.
+    Agents with a prompt event also search the user's prompt (--no-prompt leaves that out).
 
     \b
     Examples:
       orbit hooks install              # git: refresh on checkout, check on commit
       orbit hooks install claude-code  # .claude/settings.json entries + the skill
-      orbit hooks install --claude --cursor --copilot --gemini
+      orbit hooks install --claude --cursor --copilot --gemini --codex --cline
+      orbit hooks install --claude --no-prompt
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
-    _run(_named(names, **flags), command=command, install=True)
+    flags |= {"codex": codex, "cline": cline}
+    _run(_named(names, **flags), command=command, install=True, prompt=not no_prompt)
 
 
 def hooks_uninstall_command(
@@ -107,6 +124,8 @@ def hooks_uninstall_command(
     cursor: CursorFlag = False,
     copilot: CopilotFlag = False,
     gemini: GeminiFlag = False,
+    codex: CodexFlag = False,
+    cline: ClineFlag = False,
     command: CommandOpt = None,
 ) -> None:
     """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
@@ -117,4 +136,5 @@ def hooks_uninstall_command(
       orbit hooks uninstall claude-code cursor
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
+    flags |= {"codex": codex, "cline": cline}
     _run(_named(names, **flags), command=command, install=False)

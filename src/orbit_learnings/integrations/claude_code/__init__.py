@@ -22,10 +22,12 @@ DENY_FLAG = "--deny-new-writes"
 
 class ClaudeCode(Integration):
     name = "claude-code"
-    summary = "Claude Code: context after file tools, at session start and for subagents"
+    summary = (
+        "Claude Code: context after file tools, for the prompt, at session start, for subagents"
+    )
     hook_help = (
-        "Claude Code hook for PostToolUse, SessionStart and SubagentStart: reads the event on "
-        "stdin and prints additionalContext for it; always exits 0.\n\n"
+        "Claude Code hook for PostToolUse, UserPromptSubmit, SessionStart and SubagentStart: "
+        "reads the event on stdin and prints additionalContext for it; always exits 0.\n\n"
         f"{DENY_FLAG} (on a PreToolUse entry for Write): deny creating a new file once, with "
         "the learnings as the reason.\n\n"
         "\b\nExample (.claude/settings.json, by `orbit hooks install claude-code`):\n"
@@ -40,10 +42,12 @@ class ClaudeCode(Integration):
 
         return hook.run(stdin_text, root=root, deny_new_writes=DENY_FLAG in flags)
 
-    def install(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
+    def install(
+        self, ws: Workspace, *, command: str | None = None, prompt: bool = True
+    ) -> SetupReport:
         from orbit_learnings.integrations.claude_code import setup
 
-        return setup.install(ws.root, command)
+        return setup.install(ws.root, command, prompt=prompt)
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
         from orbit_learnings.integrations.claude_code import setup

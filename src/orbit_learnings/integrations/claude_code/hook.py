@@ -9,6 +9,9 @@
 - `SubagentStart`: the learnings for the files named in the task the parent handed
   over (found in the parent's transcript). Each subagent (`agent_id`) has its own
   dedup, since it has its own context.
+- `UserPromptSubmit`: the learnings for the files the prompt names and those its words
+  match confidently, in the same dedup set as the tool calls (so the first Read of that
+  file adds nothing new); silence when nothing is confident.
 - `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
   once, with the learnings as the reason.
 
@@ -63,6 +66,13 @@ def respond(
     )
     if event == "SessionStart":
         return answer(event, hookflow.session_started(ws, session, _text(payload, "source")))
+    if event == "UserPromptSubmit":
+        if "cursor_version" in payload:  # Cursor's prompt hook adds no context: mark nothing
+            return ""
+        prompt = _text(payload, "prompt")
+        return answer(
+            event, hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
+        )
     if event == "SubagentStart":
         text = hookflow.subagent_started(
             ws,

@@ -25,9 +25,11 @@ FILE_TOOLS_MATCHER = "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob"
 # pre-tool hook fails), and orbit never needs to.
 EVENTS: dict[str, str | None] = {
     "SessionStart": "startup|clear|compact",
+    "UserPromptSubmit": None,
     "PostToolUse": FILE_TOOLS_MATCHER,
     "SubagentStart": None,
 }
+PROMPT_EVENT = "UserPromptSubmit"  # left out by `orbit hooks install --claude --no-prompt`
 TIMEOUT_SECONDS = 10
 SETTINGS = Path(".claude/settings.json")
 SKILL = Path(".claude/skills/orbit-learnings/SKILL.md")
@@ -96,13 +98,14 @@ A proposal is a file in the pull request; nothing serves it until a person runs
 """
 
 
-def wanted_entries(command: str) -> dict[str, list[dict[str, Any]]]:
-    """Our entry per event: context after file tools, a note and forgetting on session
-    start, the task paths a parent hands to a subagent, and the subagent's start."""
+def wanted_entries(command: str, *, prompt: bool = True) -> dict[str, list[dict[str, Any]]]:
+    """Our entry per event: context after file tools and for the user's prompt, a note
+    and forgetting on session start, the task paths a parent hands to a subagent."""
     handler = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
     return {
         event: [{"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}]
         for event, matcher in EVENTS.items()
+        if prompt or event != PROMPT_EVENT
     }
 
 
@@ -117,10 +120,11 @@ def hook_commands(root: Path) -> list[str]:
     return hookfiles.commands_in(root / SETTINGS, HOOK_MARKER)
 
 
-def install(root: Path, command: str | None = None) -> SetupReport:
+def install(root: Path, command: str | None = None, *, prompt: bool = True) -> SetupReport:
     path = root / SETTINGS
     entry = command or hookfiles.guarded(HOOK_COMMAND)
-    report = hookfiles.install(path, wanted_entries(entry), _markers(command), nested=True)
+    wanted = wanted_entries(entry, prompt=prompt)
+    report = hookfiles.install(path, wanted, _markers(command), nested=True)
     report.changed[:] = [str(SETTINGS)] if report.changed else []
     report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
     (report.changed if install_skill(root) else report.unchanged).append(str(SKILL))

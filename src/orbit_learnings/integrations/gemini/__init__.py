@@ -1,9 +1,10 @@
 """Gemini CLI: `orbit hook gemini` after its file tools, from `.gemini/settings.json`.
 
 `AfterTool` appends `hookSpecificOutput.additionalContext` to the tool result;
-`SessionStart` with source `clear`, and `PreCompress`, forget what the session was
-shown. Tools: `read_file` (`file_path`), `read_many_files` (`include`), `write_file`,
-`replace`, `glob` and `grep_search` (`dir_path`, `pattern`), `list_directory`,
+`BeforeAgent` (after the user submits a prompt, before planning; the text in `prompt`)
+adds it to that turn; `SessionStart` with source `clear`, and `PreCompress`, forget what
+the session was shown. Tools: `read_file` (`file_path`), `read_many_files` (`include`),
+`write_file`, `replace`, `glob` and `grep_search` (`dir_path`, `pattern`), `list_directory`,
 `run_shell_command` (`command`). Gemini's hook timeouts are milliseconds. Hooks are
 on by default from v0.27.0.
 
@@ -28,9 +29,10 @@ FILE_TOOLS = (
 
 class Gemini(AgentHook):
     name = "gemini"
-    summary = "Gemini CLI: context after read_file/replace/glob/grep/shell (AfterTool)"
+    summary = "Gemini CLI: context after read_file/replace/glob/grep/shell, and for the prompt"
     hook_help = (
-        "Gemini CLI hook: reads an AfterTool, SessionStart or PreCompress payload on stdin and "
+        "Gemini CLI hook: reads an AfterTool, BeforeAgent, SessionStart or PreCompress payload "
+        "on stdin and "
         "prints hookSpecificOutput.additionalContext when learnings apply.\n\n"
         "\b\nExample (.gemini/settings.json, written by `orbit hooks install gemini`):\n"
         '  {"hooks": {"AfterTool": [{"matcher": "read_file|replace", "hooks": [\n'
@@ -40,6 +42,7 @@ class Gemini(AgentHook):
     nested = True
     events: ClassVar[dict[str, str | None]] = {
         "AfterTool": FILE_TOOLS,
+        "BeforeAgent": None,
         "SessionStart": None,  # lifecycle matchers are exact strings, not alternations
         "PreCompress": None,
     }
@@ -49,6 +52,7 @@ class Gemini(AgentHook):
 
     start_events = ("SessionStart",)
     compact_events = ("PreCompress",)
+    prompt_events = ("BeforeAgent",)
     # Gemini turns any non-JSON stdout, or stderr when stdout is empty, into a message
     # for the user: answer JSON always and keep stderr quiet.
     empty_answer = "{}\n"

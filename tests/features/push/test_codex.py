@@ -1,0 +1,171 @@
+"""Codex CLI: `orbit hooks install --codex` into `.codex/hooks.json`, and `orbit hook codex`
+fed the documented payloads through the command it wrote (`sh -c`, as Codex runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.testing import ORBIT_BIN, REPO, CliRunner
+
+FIXTURES = REPO / "tests/fixtures/agents"
+WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
+WITHOUT_ORBIT = {**os.environ, "PATH": "/usr/bin:/bin"}
+SETTINGS = ".codex/hooks.json"
+MONEY = "L-0001 (scope billing/**, 0 votes): Money is integer cents."
+WEBHOOK = "The payments webhook test is flaky when the clock is frozen; use the fake_clock fixture."
+
+
+@pytest.fixture
+def store(workspace: Path, orbit: CliRunner) -> Path:
+    orbit("learning", "add", "--summary", "Money is integer cents.", "--path", "billing/**")
+    orbit("learning", "add", "--summary", WEBHOOK, "--path", "payments/webhook/**")
+    orbit("learning", "add", "--summary", "Reports read the replica.", "--path", "reports/**")
+    for name in ("billing/invoice.py", "payments/webhook/handler.py", "reports/daily.py"):
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text("def total():\n    return 0\n")
+    assert orbit("hooks", "install", "--codex").code == 0
+    return workspace
+
+
+def fixture(name: str, root: Path, session: str) -> str:
+    text = (FIXTURES / f"{name}.json").read_text()
+    return text.replace("{root}", str(root)).replace("{session}", session)
+
+
+def entry(root: Path, event: str) -> str:
+    group = json.loads((root / SETTINGS).read_text())["hooks"][event][0]
+    return str(group["hooks"][0]["command"])
+
+
+def run(command: str, stdin: str, root: Path, env: dict[str, str] = WITH_ORBIT) -> str:
+    proc = subprocess.run(
+        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=env, cwd=root
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def context(out: str, event: str) -> str:
+    specific = json.loads(out)["hookSpecificOutput"]
+    assert specific["hookEventName"] == event
+    return str(specific["additionalContext"])
+
+
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [
+        ("codex.UserPromptSubmit", "UserPromptSubmit"),
+        ("codex.PostToolUse.apply_patch", "PostToolUse"),
+        ("codex.PreToolUse.apply_patch", "PreToolUse"),
+        ("codex.PostToolUse.Bash", "PostToolUse"),
+    ],
+)
+def test_each_documented_payload_gets_the_learning_in_additional_context(
+    store: Path, name: str, event: str
+) -> None:
+    command = entry(store, "PostToolUse")
+    assert MONEY in context(run(command, fixture(name, store, name), store), event)
+
+
+def test_session_start_gets_the_note_and_the_entry_is_silent_without_orbit(store: Path) -> None:
+    command = entry(store, "SessionStart")
+    note = context(run(command, fixture("codex.SessionStart", store, "n"), store), "SessionStart")
+    assert ".orbit/learnings" in note
+    stdin = fixture("codex.PostToolUse.apply_patch", store, "n")
+    assert run(entry(store, "PostToolUse"), stdin, store, WITHOUT_ORBIT) == ""
+
+
+def tool_call(root: Path, session: str, tool: str, command: str) -> str:
+    data = json.loads(fixture("codex.PostToolUse.Bash", root, session))
+    data.update(tool_name=tool, tool_input={"command": command})
+    return json.dumps(data)
+
+
+def test_a_scripted_session_shows_each_learning_once_where_it_belongs(store: Path) -> None:
+    """SessionStart -> UserPromptSubmit -> apply_patch on a scoped file -> Bash `cat` of
+    another; then a compaction (SessionStart `compact`) lets the next touch show it again."""
+    start, ask, after = (
+        entry(store, e) for e in ("SessionStart", "UserPromptSubmit", "PostToolUse")
+    )
+    started = run(start, fixture("codex.SessionStart", store, "cx"), store)
+    assert "L-000" not in started
+    data = json.loads(fixture("codex.UserPromptSubmit", store, "cx"))
+    data["prompt"] = "fix the flaky payments webhook test"
+    asked = context(run(ask, json.dumps(data), store), "UserPromptSubmit")
+    assert "L-0002 (" in asked and "L-0001" not in asked and "L-0003" not in asked
+    patch = (
+        "*** Begin Patch\n*** Update File: payments/webhook/handler.py\n@@\n-x\n+y\n"
+        "*** Update File: billing/invoice.py\n@@\n-x\n+y\n*** End Patch\n"
+    )
+    patched = context(
+        run(after, tool_call(store, "cx", "apply_patch", patch), store), "PostToolUse"
+    )
+    assert MONEY in patched and "L-0002" not in patched  # shown at the prompt already
+    shown = run(after, tool_call(store, "cx", "Bash", "cd reports && cat daily.py"), store)
+    assert "L-0003 (scope reports/**" in context(shown, "PostToolUse")
+    assert "L-0001" not in shown and "L-0002" not in shown
+    again = tool_call(store, "cx", "Bash", "cat billing/invoice.py reports/daily.py")
+    assert run(after, again, store) == ""
+    compact = json.loads(fixture("codex.SessionStart", store, "cx"))
+    compact["source"] = "compact"
+    run(start, json.dumps(compact), store)
+    assert MONEY in context(run(after, again, store), "PostToolUse")
+
+
+def test_install_merges_into_their_file_and_uninstall_restores_it(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    path = workspace / SETTINGS
+    path.parent.mkdir()
+    theirs = {
+        "hooks": {
+            "PostToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "./audit.sh"}]}
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 30}]}],
+        },
+        "note": "kept",
+    }
+    path.write_text(json.dumps(theirs, indent=4))
+    assert orbit("hooks", "install", "--codex").code == 0
+    once = path.read_text()
+    assert orbit("hooks", "install", "codex").code == 0
+    assert path.read_text() == once  # a second run adds nothing
+    merged = json.loads(once)
+    assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]  # type: ignore[index]
+    assert merged["hooks"]["PostToolUse"][1]["matcher"] == "Bash|apply_patch"
+    assert set(merged["hooks"]) == {"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"}
+    assert orbit("hooks", "uninstall", "--codex").code == 0
+    assert json.loads(path.read_text()) == theirs
+
+
+def test_an_install_into_no_file_is_undone_completely(workspace: Path, orbit: CliRunner) -> None:
+    orbit("hooks", "install", "codex", "--no-prompt")
+    hooks = json.loads((workspace / SETTINGS).read_text())["hooks"]
+    assert "UserPromptSubmit" not in hooks and "PostToolUse" in hooks
+    orbit("hooks", "uninstall", "codex")
+    assert not (workspace / SETTINGS).exists()
+
+
+def test_doctor_reports_the_codex_entry(store: Path, orbit: CliRunner) -> None:
+    outcome = orbit("doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(outcome.out)["checks"]}
+    assert checks["codex hook"]["status"] == "ok", checks["codex hook"]
+    (store / ".codex/config.toml").write_text('model = "x"\n[features]\nhooks = false\n')
+    checks = {c["name"]: c for c in json.loads(orbit("doctor", "--json").out)["checks"]}
+    assert checks["codex hooks enabled"]["status"] == "warn"
+    (store / SETTINGS).write_text("{not json")
+    checks = {c["name"]: c for c in json.loads(orbit("doctor", "--json").out)["checks"]}
+    assert checks["codex hook"]["status"] == "fail"
+
+
+def test_a_broken_payload_never_fails_codex(store: Path) -> None:
+    command = entry(store, "PostToolUse")
+    for stdin in ("", "not json", "[]", '{"hook_event_name": "PostToolUse"}'):
+        assert run(command, stdin, store) == ""

@@ -1,0 +1,163 @@
+"""Prompt-time delivery: the user's prompt searched with the confidence gate, in real
+processes through the command `orbit hooks install` wrote (`sh -c`, as agents run it).
+
+A learning shown at the prompt is not shown again when the file is read: the prompt and
+the tool calls share one dedup set per agent context.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.testing import ORBIT_BIN, REPO, CliRunner
+
+FIXTURES = REPO / "tests/fixtures/agents"
+WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
+WEBHOOK = "The payments webhook test is flaky when the clock is frozen; use the fake_clock fixture."
+
+
+@pytest.fixture
+def store(workspace: Path, orbit: CliRunner) -> Path:
+    orbit("learning", "add", "--summary", "Money is integer cents.", "--path", "billing/**")
+    orbit("learning", "add", "--summary", WEBHOOK, "--path", "payments/webhook/**")
+    orbit("learning", "add", "--summary", "Reports read the replica.", "--path", "reports/**")
+    for name in ("billing/invoice.py", "payments/webhook/handler.py", "reports/daily.py"):
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text("def total():\n    return 0\n")
+    return workspace
+
+
+def fixture(name: str, root: Path, session: str) -> str:
+    text = (FIXTURES / f"{name}.json").read_text()
+    return text.replace("{root}", str(root)).replace("{session}", session)
+
+
+def installed(root: Path, settings: str, event: str) -> str:
+    entry = json.loads((root / settings).read_text())["hooks"][event][0]
+    return str(entry["hooks"][0]["command"])
+
+
+def run(command: str, stdin: str, root: Path) -> str:
+    proc = subprocess.run(
+        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=WITH_ORBIT, cwd=root
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def context(out: str, event: str) -> str:
+    specific = json.loads(out)["hookSpecificOutput"]
+    assert specific["hookEventName"] == event
+    return str(specific["additionalContext"])
+
+
+def prompt(root: Path, text: str, session: str) -> str:
+    data = {
+        "session_id": session,
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    }
+    return json.dumps(data)
+
+
+def read(root: Path, path: str, session: str) -> str:
+    data = {
+        "session_id": session,
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(root / path)},
+        "tool_response": {"type": "text"},
+    }
+    return json.dumps(data)
+
+
+def test_claude_code_installs_a_prompt_entry_that_answers_the_documented_payload(
+    store: Path, orbit: CliRunner
+) -> None:
+    assert orbit("hooks", "install", "--claude").code == 0
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    out = run(command, fixture("claude-code.UserPromptSubmit", store, "s1"), store)
+    text = context(out, "UserPromptSubmit")
+    assert "L-0001 (scope billing/**, 0 votes): Money is integer cents." in text
+    assert "L-0002" not in text and "L-0003" not in text
+    asked = run(command, prompt(store, "is reports/daily.py right?", "s1"), store)
+    assert "reports/daily.py" in context(asked, "UserPromptSubmit")  # the `?` is prose
+    assert "L-0003 (" in asked and "L-0001" not in asked  # shown once per session
+
+
+def test_a_prompt_found_by_its_words_alone_then_the_read_adds_nothing(
+    store: Path, orbit: CliRunner
+) -> None:
+    """The scripted Claude Code session: UserPromptSubmit, then Read of the scoped file."""
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    out = run(command, prompt(store, "fix the flaky payments webhook test", "s2"), store)
+    assert context(out, "UserPromptSubmit").count("L-0002 (") == 1
+    assert "L-0001" not in out and "L-0003" not in out
+    after_read = installed(store, ".claude/settings.json", "PostToolUse")
+    assert run(after_read, read(store, "payments/webhook/handler.py", "s2"), store) == ""
+    billing = run(after_read, read(store, "billing/invoice.py", "s2"), store)
+    assert "L-0001" in context(billing, "PostToolUse") and "L-0002" not in billing
+    fresh = run(after_read, read(store, "payments/webhook/handler.py", "other"), store)
+    assert "L-0002" in fresh  # another session was never shown it
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what is the vacation policy", "fix the docs", "   ", "thanks!"],
+)
+def test_nothing_confident_means_silence(store: Path, orbit: CliRunner, text: str) -> None:
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    assert run(command, prompt(store, text, "quiet"), store) == ""
+
+
+def test_no_prompt_leaves_the_entry_out_and_a_reinstall_brings_it_back(
+    store: Path, orbit: CliRunner
+) -> None:
+    settings = store / ".claude/settings.json"
+    assert orbit("hooks", "install", "--claude").code == 0
+    assert orbit("hooks", "install", "--claude", "--no-prompt").code == 0
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert "UserPromptSubmit" not in hooks and "PostToolUse" in hooks
+    orbit("hooks", "install", "--claude")
+    assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
+    orbit("hooks", "uninstall", "--claude")
+    assert not settings.exists()
+
+
+def test_gemini_before_agent_answers_the_prompt(store: Path, orbit: CliRunner) -> None:
+    assert orbit("hooks", "install", "--gemini").code == 0
+    command = installed(store, ".gemini/settings.json", "BeforeAgent")
+    out = run(command, fixture("gemini-cli.BeforeAgent", store, "g1"), store)
+    assert "L-0001 (scope billing/**" in context(out, "BeforeAgent")
+    assert run(command, prompt(store, "what is the vacation policy", "g2"), store) == "{}\n"
+    orbit("hooks", "install", "--gemini", "--no-prompt")
+    assert "BeforeAgent" not in json.loads((store / ".gemini/settings.json").read_text())["hooks"]
+
+
+def test_cursor_running_the_claude_entry_at_the_prompt_marks_nothing_shown(
+    store: Path, orbit: CliRunner
+) -> None:
+    """Cursor runs `.claude/settings.json` too, but its prompt hook cannot add context: a
+    learning it was never shown must still come with its first read."""
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    data = {
+        **json.loads(prompt(store, "look at billing/invoice.py", "c1")),
+        "cursor_version": "2.1",
+    }
+    assert run(command, json.dumps(data), store) == ""
+    read_data = {**json.loads(read(store, "billing/invoice.py", "c1")), "cursor_version": "2.1"}
+    after_read = installed(store, ".claude/settings.json", "PostToolUse")
+    shown = json.loads(run(after_read, json.dumps(read_data), store))["additional_context"]
+    assert "L-0001" in shown
