@@ -20,32 +20,37 @@ from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 
 
+SessionsArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[SESSION]...",
+        help="Session files: Claude Code .jsonl, Codex CLI rollout .jsonl, or text.",
+    ),
+]
+WithOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--with",
+        metavar="COMMAND",
+        help="A command that reads a prompt on stdin and prints a JSON array of drafts "
+        "(e.g. 'claude -p'); without it nothing is sent anywhere.",
+    ),
+]
+ReviewOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--review",
+        metavar="FILE",
+        help="Pull-request review comments as the forge's API returns them (GitHub "
+        "`gh api repos/O/R/pulls/N/comments`, GitLab MR discussions); repeatable.",
+    ),
+]
+
+
 def extract_command(
-    sessions: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[SESSION]...",
-            help="Session files: Claude Code .jsonl, Codex CLI rollout .jsonl, or text.",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--with",
-            metavar="COMMAND",
-            help="A command that reads a prompt on stdin and prints a JSON array of drafts "
-            "(e.g. 'claude -p'); without it nothing is sent anywhere.",
-        ),
-    ] = None,
-    review: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--review",
-            metavar="FILE",
-            help="Pull-request review comments as the forge's API returns them (GitHub "
-            "`gh api repos/O/R/pulls/N/comments`, GitLab MR discussions); repeatable.",
-        ),
-    ] = None,
+    sessions: SessionsArg = None,
+    model: WithOpt = None,
+    review: ReviewOpt = None,
     *,
     json_out: JsonFlag = False,
 ) -> None:

@@ -148,6 +148,12 @@ def _agreed(plan: list[dict[str, str]]) -> bool:
     return agreed(f"Rewrite the scope of {learnings} learning(s)?", option="--follow-renames")
 
 
+ProposalsFlag = Annotated[
+    bool,
+    typer.Option("--proposals", help="Also fail while proposals await review (a release branch)."),
+]
+
+
 def check_command(
     *,
     stale: Annotated[bool, typer.Option("--stale", help="Also fail on stale learnings.")] = False,
@@ -171,25 +177,17 @@ def check_command(
         bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
     ] = False,
     unused: UnusedOpt = None,
-    proposals: Annotated[
-        bool,
-        typer.Option(
-            "--proposals", help="Also fail while proposals await review (for a release branch)."
-        ),
-    ] = False,
+    proposals: ProposalsFlag = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Validate the whole store; exit 1 on any problem, each as path:line: message.
 
-    Proposals (status `proposed`) are valid learnings awaiting review: check names them
-    on stderr, and fails on them only with --proposals.
 
     Read-only unless --fix, which first clears what a killed write left behind (stray
     temp files, bundle folders without a learning.yaml); --fix --dry-run previews that.
-    --unused DAYS lists what nobody used (never deletes): injections are read from this
-    machine's log, so one injected on a teammate's machine looks unused here; votes and
-    helpful marks are in git. `unused_days: N` in .orbit/config.yaml runs that report in
-    plain check too, on a machine that has an injection log and not with --staged.
+    --unused DAYS lists what nobody used (never deletes; injections are this machine's
+    log, votes and helpful marks are in git); `unused_days: N` in .orbit/config.yaml runs
+    it in plain check too, on a machine with an injection log and not with --staged.
 
     \b
     Examples:
@@ -199,7 +197,7 @@ def check_command(
       orbit learning check --base origin/main           # in a pull request's CI
       orbit learning check --staged                     # in a pre-commit hook
       orbit learning check --unused 90                  # unused in 90 days
-      orbit learning check --proposals                  # nothing left unreviewed
+      orbit learning check --proposals                  # fail on proposals awaiting review
     """
     from orbit_learnings.curation.check import check_store
 
@@ -210,10 +208,7 @@ def check_command(
     unused_found = _add_unused(ws, problems, unused, staged=staged)
     waiting = _proposals(ws, quiet=json_out)
     if json_out:
-        payload: dict[str, object] = {
-            "problems": [p.to_dict() for p in problems],
-            "proposals": waiting,
-        }
+        payload = {"problems": [p.to_dict() for p in problems], "proposals": waiting}
         emit_json(payload | unused_found | ({"removed_leftovers": fixed} if fix else {}))
     else:
         _print_problems(problems, github=output_format == "github")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments import Moment
+from orbit_learnings.curation.capture.moments import Moment, rule_cue
 
 MAX_SUMMARY = 160
 _FILLER = re.compile(
@@ -82,9 +82,10 @@ def draft_for(moment: Moment, *, path: str, root: str | None) -> Draft:
 
 
 def rule_sentence(said: str) -> str:
-    """The person's first meaningful sentence, as a rule."""
+    """The person's sentence that reads as a rule (else their first meaningful one)."""
     sentences = [s.strip() for s in _SENTENCE.split(said.strip()) if s and s.strip()]
-    chosen = next((s for s in sentences if len(_FILLER.sub("", s).split()) >= 2), "")
+    meaningful = [s for s in sentences if len(_FILLER.sub("", s).split()) >= 2]
+    chosen = next((s for s in meaningful if rule_cue(s)), meaningful[0] if meaningful else "")
     rule = _FILLER.sub("", chosen or (sentences[0] if sentences else "")).strip(" .")
     if len(rule) > MAX_SUMMARY:
         rule = rule[: MAX_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

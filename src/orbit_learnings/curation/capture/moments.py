@@ -306,7 +306,7 @@ def _error_fix(
     failed = str(last_failure.tool_input.get("command", "")).strip()
     fixed = str(success.tool_input.get("command", "")).strip()
     edits = [e for t in between for e in _edit_lines(t) if _counts_as_fix(e[0], cwd)]
-    command_changed = _shape(last_failure) != _shape(success)
+    command_changed = _how_changed(_shape(last_failure), _shape(success))
     config = [e for e in edits if _CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
         return None  # a retry, or ordinary code work making a test pass
@@ -316,6 +316,23 @@ def _error_fix(
     moment.edits = config if not command_changed else []
     moment.files = [e[0] for e in config]
     return moment
+
+
+def _how_changed(failed: list[str], fixed: list[str]) -> bool:
+    """Whether the rerun changed *how* it ran — a flag, an environment variable, the
+    program (`python` → `python3`), a wrapper, the folder, the sandbox — and not merely
+    *what* it ran on (another test file, another script body): only the first is a lesson."""
+    if failed == fixed:
+        return False
+    removed = [w for w in failed if w not in fixed]
+    added = [w for w in fixed if w not in failed]
+    if fixed[:1] != failed[:1] and (fixed[:1] and failed[:1]):
+        return True  # another program, or a wrapper in front
+    return any(_is_setting(w) for w in (*removed, *added))
+
+
+def _is_setting(word: str) -> bool:
+    return word.startswith("-") or "=" in word.split("/", 1)[0] or word in ("cd", "sudo")
 
 
 def _shape(call: Turn) -> list[str]:
