@@ -19,7 +19,6 @@ from orbit_learnings.cli.output import (
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 
-
 SessionsArg = Annotated[
     list[str] | None,
     typer.Argument(
