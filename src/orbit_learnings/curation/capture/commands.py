@@ -44,7 +44,7 @@ _LOOKING = {
     "git ls-files", "git blame", "git grep", "git stash", "git fetch",
 }  # fmt: skip
 _PY = re.compile(r"^python(\d(\.\d+)?)?$")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SEPARATORS = {"&&", "||", ";", "|", "&", "|&", ";;"}
 SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/", "/dev/")
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
@@ -81,7 +81,7 @@ def _program(words: list[str]) -> list[str]:
     """The words after env assignments, wrappers and runners: what really runs."""
     while words:
         head = words[0] if words[0] == "./gradlew" else words[0].rsplit("/", 1)[-1]
-        if _ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
+        if ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
             words = words[1:]
         elif head == "timeout" and len(words) > 1:
             words = words[2:] if not words[1].startswith("-") else words[1:]

@@ -116,11 +116,32 @@ def _error_fix_text(moment: Moment) -> tuple[str, str]:
             f"{f}:\n  - {o.strip()[:200]}\n  + {n.strip()[:200]}" for f, o, n in moment.edits[:3]
         )
         fix = f"The fix changed {changed}:\n{shown}"
+    elif moment.changes or _programs(moment):
+        summary = _rerun_rule(moment)
+        fix = f"It succeeded as:\n  {moment.fixed}"
     else:
         summary = f"Run `{moment.fixed[:100]}`, not `{moment.failed[:60]}`"
         fix = f"It succeeded as:\n  {moment.fixed}"
     body = f"Failed:\n  {moment.failed}\n  → {error}\n\n{fix}"
     return summary, body
+
+
+def _programs(moment: Moment) -> tuple[str, str] | None:
+    """(old, new) when the rerun ran another program (`python` → `python3`)."""
+    from orbit_learnings.curation.capture.commands import segments
+
+    old = next(iter(segments(moment.failed)), [""])[0]
+    new = next(iter(segments(moment.fixed)), [""])[0]
+    return (old, new) if old and new and old != new and old not in ("cd",) else None
+
+
+def _rerun_rule(moment: Moment) -> str:
+    """ "Use `python3`, not `python`" / "Run `pytest` with `DATABASE_URL=…`"."""
+    programs = _programs(moment)
+    how = ", ".join(moment.changes)
+    if programs:
+        return f"Use `{programs[1]}`, not `{programs[0]}`" + (f" ({how})" if how else "")
+    return f"Run `{moment.operation}` {how}"
 
 
 def _tags(moment: Moment) -> list[str]:

@@ -93,6 +93,7 @@ class Moment:
     error: str = ""  # its first telling output line
     fixed: str = ""  # the command that then succeeded
     edits: list[tuple[str, str, str]] = field(default_factory=list)  # (file, old, new)
+    changes: list[str] = field(default_factory=list)  # how the rerun differed, in words
 
 
 def find_moments(session: Session) -> list[Moment]:
@@ -314,6 +315,7 @@ def _error_fix(
     moment.operation, moment.failed, moment.fixed = key, failed, fixed
     moment.error = first_error_line(result.text)
     moment.edits = config if not command_changed else []
+    moment.changes = what_changed(_shape(last_failure), _shape(success)) if command_changed else []
     moment.files = [e[0] for e in config]
     return moment
 
@@ -328,11 +330,38 @@ def _how_changed(failed: list[str], fixed: list[str]) -> bool:
     added = [w for w in fixed if w not in failed]
     if fixed[:1] != failed[:1] and (fixed[:1] and failed[:1]):
         return True  # another program, or a wrapper in front
-    return any(_is_setting(w) for w in (*removed, *added))
+    # `--filter=a` → `--filter=b` changes what ran, not how: an option whose value alone
+    # changed is the target, not a setting.
+    retargeted = {_option_key(w) for w in removed} & {_option_key(w) for w in added}
+    return any(_is_setting(w) and _option_key(w) not in retargeted for w in (*removed, *added))
+
+
+def what_changed(failed: list[str], fixed: list[str]) -> list[str]:
+    """The rerun's difference as phrases a rule can use: "with `DATABASE_URL=…`",
+    "outside the sandbox (escalated permissions)", "from `frontend`", "without `--watch`";
+    another program is said by the draft as "use X, not Y"."""
+    said: list[str] = []
+    added = [w for w in fixed if w not in failed]
+    for position, word in enumerate(added):
+        if word == "escalated=True":
+            said.append("outside the sandbox (escalated permissions)")
+        elif word.startswith("workdir="):
+            said.append(f"from `{word.split('=', 1)[1]}`")
+        elif word == "cd" and position + 1 < len(added):
+            said.append(f"from `{added[position + 1]}`")
+        elif _is_setting(word) and word != "cd":
+            said.append(f"with `{word[:80]}`")
+    said += [f"without `{w[:60]}`" for w in failed if w not in fixed and _is_setting(w)]
+    return list(dict.fromkeys(said))[:4]
 
 
 def _is_setting(word: str) -> bool:
-    return word.startswith("-") or "=" in word.split("/", 1)[0] or word in ("cd", "sudo")
+    """A word that says how a command runs: a flag, an environment assignment, `cd`."""
+    return word.startswith("-") or bool(commands.ASSIGNMENT.match(word)) or word in ("cd", "sudo")
+
+
+def _option_key(word: str) -> str:
+    return word.split("=", 1)[0] if word.startswith("-") else word
 
 
 def _shape(call: Turn) -> list[str]:
@@ -340,6 +369,8 @@ def _shape(call: Turn) -> list[str]:
     `2>&1`), plus the folder and the sandbox it ran in (rerunning outside the sandbox or
     in another folder is a change)."""
     command = str(call.tool_input.get("command", ""))
+    if "<<" in command:  # a here-document's body is data, not how the command ran
+        command = command.split("\n", 1)[0]
     kept = [s for s in commands.segments(command) if s[0] not in ("tail", "head", "grep", "tee")]
     extra = [f"{k}={call.tool_input[k]}" for k in _RUN_SETTINGS if call.tool_input.get(k)]
     return [w for s in kept for w in s] + extra

@@ -12,6 +12,9 @@
 - `UserPromptSubmit`: the learnings for the files the prompt names and those its words
   match confidently, in the same dedup set as the tool calls (so the first Read of that
   file adds nothing new); silence when nothing is confident.
+- `Stop` (installed when `capture.reflect` is on in `.orbit/config.yaml`): once a session,
+  when the user stated a rule and nothing was proposed, ask the agent to propose it.
+  `UserPromptSubmit` adds the one-line nudge when `capture.nudge` is on.
 - `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
   once, with the learnings as the reason.
 
@@ -70,9 +73,10 @@ def respond(
         if "cursor_version" in payload:  # Cursor's prompt hook adds no context: mark nothing
             return ""
         prompt = _text(payload, "prompt")
-        return answer(
-            event, hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
-        )
+        found = hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
+        return answer(event, "\n\n".join(t for t in (found, _nudge(ws, session, prompt)) if t))
+    if event == "Stop":
+        return _stop(ws, session, already_active=payload.get("stop_hook_active") is True)
     if event == "SubagentStart":
         text = hookflow.subagent_started(
             ws,
@@ -134,6 +138,21 @@ def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bo
     reason = text + "\nRetry the same Write to create the file."
     decision = {"permissionDecision": "deny", "permissionDecisionReason": reason}
     return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **decision}}) + "\n"
+
+
+def _nudge(ws: Workspace, session: str | None, prompt: str | None) -> str:
+    """Capture's opt-in nudge when the prompt reads as a rule (see curation.capture.nudge)."""
+    from orbit_learnings.curation.capture import nudge
+
+    return nudge.at_prompt(ws, session, prompt)
+
+
+def _stop(ws: Workspace, session: str | None, *, already_active: bool) -> str:
+    """Capture's opt-in reflection: block the stop once with the request as the reason."""
+    from orbit_learnings.curation.capture import nudge
+
+    reason = nudge.at_stop(ws, session, already_active=already_active)
+    return json.dumps({"decision": "block", "reason": reason}) + "\n" if reason else ""
 
 
 def answer(event: str, text: str, *, foreign: bool = False) -> str:

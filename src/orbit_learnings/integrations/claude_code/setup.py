@@ -29,6 +29,7 @@ EVENTS: dict[str, str | None] = {
     "PostToolUse": FILE_TOOLS_MATCHER,
     "SubagentStart": None,
 }
+STOP_EVENT = "Stop"  # only with capture.reflect: true in .orbit/config.yaml
 PROMPT_EVENT = "UserPromptSubmit"  # left out by `orbit hooks install --claude --no-prompt`
 TIMEOUT_SECONDS = 10
 SETTINGS = Path(".claude/settings.json")
@@ -98,13 +99,17 @@ A proposal is a file in the pull request; nothing serves it until a person runs
 """
 
 
-def wanted_entries(command: str, *, prompt: bool = True) -> dict[str, list[dict[str, Any]]]:
+def wanted_entries(
+    command: str, *, prompt: bool = True, reflect: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     """Our entry per event: context after file tools and for the user's prompt, a note
-    and forgetting on session start, the task paths a parent hands to a subagent."""
+    and forgetting on session start, the task paths a parent hands to a subagent; with
+    `reflect` (capture.reflect in .orbit/config.yaml), the end-of-turn reflection."""
     handler = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+    events = {**EVENTS, STOP_EVENT: None} if reflect else EVENTS
     return {
         event: [{"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}]
-        for event, matcher in EVENTS.items()
+        for event, matcher in events.items()
         if prompt or event != PROMPT_EVENT
     }
 
@@ -123,12 +128,19 @@ def hook_commands(root: Path) -> list[str]:
 def install(root: Path, command: str | None = None, *, prompt: bool = True) -> SetupReport:
     path = root / SETTINGS
     entry = command or hookfiles.guarded(HOOK_COMMAND)
-    wanted = wanted_entries(entry, prompt=prompt)
+    wanted = wanted_entries(entry, prompt=prompt, reflect=_reflects(root))
     report = hookfiles.install(path, wanted, _markers(command), nested=True)
     report.changed[:] = [str(SETTINGS)] if report.changed else []
     report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
     (report.changed if install_skill(root) else report.unchanged).append(str(SKILL))
     return report
+
+
+def _reflects(root: Path) -> bool:
+    from orbit_learnings.curation.capture.nudge import enabled
+    from orbit_learnings.store.workspace import Workspace
+
+    return enabled(Workspace(root), "reflect")
 
 
 def install_skill(root: Path) -> bool:
