@@ -147,7 +147,7 @@ def test_openapi_document_describes_every_api_route(client: TestClient) -> None:
     }
     documented = {(path, method) for path, item in spec["paths"].items() for method in item}
     assert routes == documented
-    assert len(routes) == 7
+    assert len(routes) == 9
 
 
 def test_page_is_served_without_a_build_step(client: TestClient) -> None:

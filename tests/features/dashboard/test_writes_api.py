@@ -170,6 +170,8 @@ WRITES = [
     ("post", "/api/learnings/L-0002/archive", {}),
     ("post", "/api/learnings/L-0002/supersede", {"by": "L-0013"}),
     ("post", "/api/bulk", {"action": "archive", "ids": ["L-0002"]}),
+    ("post", "/api/learnings/L-0002/approve", {}),
+    ("post", "/api/learnings/L-0002/reject", {}),
 ]
 
 
@@ -207,3 +209,30 @@ def test_unknown_ids_are_404(client: TestClient) -> None:
         assert answer.status_code == 404 and "no learning L-0404" in answer.json()["error"]
     weird = client.patch("/api/learnings/..%2Fetc", json={"summary": "x"}, headers=AUTH)
     assert weird.status_code == 404
+
+
+def test_the_review_queue_approves_and_rejects_what_the_cli_would(
+    client: TestClient, example: Path, twin: Path
+) -> None:
+    for root in (example, twin):
+        for summary in ("Snapshot tests live beside their component", "Vendor nothing under web/"):
+            cli(root, "learning", "propose", "--summary", summary, "--tag", "review")
+    listed = client.get("/api/learnings", params={"status": "proposed"}).json()
+    proposed = [r["id"] for r in listed["results"]]
+    assert len(proposed) == 2 and listed["stats"]["proposed"] == 2
+    first, second = proposed
+    approved = client.post(f"/api/learnings/{first}/approve", headers=AUTH)
+    assert approved.status_code == 200 and approved.json()["changed"] == [FILE.format(first)]
+    rejected = client.post("/api/bulk", json={"action": "reject", "ids": [second]}, headers=AUTH)
+    assert rejected.json()["changed"] == [FILE.format(second)]
+    cli(twin, "learning", "approve", first)
+    cli(twin, "learning", "reject", second)
+    stamps = ("created_at", "updated_at")  # the two proposals were made seconds apart
+    page, terminal = (
+        {k: v for k, v in learning_data(root, first).items() if k not in stamps}
+        for root in (example, twin)
+    )
+    assert page == terminal and page["status"] == "active"
+    assert not (example / ".orbit/learnings" / second).exists()
+    again = client.post(f"/api/learnings/{first}/reject", headers=AUTH)
+    assert again.status_code >= 400 and "not a proposal" in again.json()["error"]

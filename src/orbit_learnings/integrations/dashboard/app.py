@@ -57,6 +57,8 @@ def build_app(ws: Workspace, token: str, *, host: str = "127.0.0.1") -> Starlett
         Route(f"{one}/supersede", writes.supersede, methods=["POST"]),
         Route(f"{one}/upvote", writes.upvote, methods=["POST"]),
         Route(f"{one}/archive", writes.archive, methods=["POST"]),
+        Route(f"{one}/approve", writes.approve, methods=["POST"]),
+        Route(f"{one}/reject", writes.reject, methods=["POST"]),
         Route("/openapi.json", openapi),
     ]
     hosts = [*LOCAL_HOSTS, host] if host not in ("0.0.0.0", "::") else ["*"]

@@ -209,11 +209,29 @@ OPENAPI: dict[str, Any] = {
                 "The learning and the changed file (none when it was archived already)",
             )
         },
+        "/api/learnings/{learning_id}/approve": {
+            "post": _write(
+                "Approve this proposal (as `orbit learning approve`): it becomes active",
+                {},
+                "The learning and the changed file",
+            )
+        },
+        "/api/learnings/{learning_id}/reject": {
+            "post": _write(
+                "Reject this proposal (as `orbit learning reject`): its bundle is deleted",
+                {},
+                "The rejected ID and the changed file",
+            )
+        },
         "/api/bulk": {
             "post": _write(
-                "Archive many learnings, or add a tag to many; each one succeeds or fails alone",
+                "Archive, approve or reject many learnings, or add a tag to many; each one "
+                "succeeds or fails alone",
                 {
-                    "action": {"type": "string", "enum": ["archive", "add-tag"]},
+                    "action": {
+                        "type": "string",
+                        "enum": ["archive", "add-tag", "approve", "reject"],
+                    },
                     "ids": _STRINGS,
                     "tag": {"type": "string"},
                 },

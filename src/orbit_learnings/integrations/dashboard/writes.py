@@ -35,7 +35,7 @@ from orbit_learnings.store.levels import for_id
 from orbit_learnings.store.workspace import Workspace, scope_glob
 
 MAX_BULK = 500  # ids per bulk request
-BULK_ACTIONS = ("archive", "add-tag")
+BULK_ACTIONS = ("archive", "add-tag", "approve", "reject")
 
 
 def changed_file(ws: Workspace, learning_id: str, name: str = LEARNING_FILE) -> str:
@@ -81,6 +81,21 @@ def archive(project: Workspace, learning_id: str) -> dict[str, Any]:
     return {"learning": learning.to_dict(), "changed": changed}
 
 
+def approve(project: Workspace, learning_id: str) -> dict[str, Any]:
+    """`orbit learning approve ID`: a proposal becomes active."""
+    ws = for_id(project, learning_id)
+    learning = store.set_status(ws, learning_id, "active", from_statuses=("proposed",))
+    return {"learning": learning.to_dict(), "changed": [changed_file(ws, learning_id)]}
+
+
+def reject(project: Workspace, learning_id: str) -> dict[str, Any]:
+    """`orbit learning reject ID`: a proposal's bundle is deleted (git keeps the history)."""
+    ws = for_id(project, learning_id)
+    changed = changed_file(ws, learning_id)
+    store.remove_proposal(ws, learning_id)
+    return {"id": learning_id, "changed": [changed]}
+
+
 def supersede(project: Workspace, old_id: str, new_id: str) -> dict[str, Any]:
     """`orbit learning supersede OLD --with NEW`: both files change under one lock."""
     ws = for_id(project, old_id)
@@ -115,8 +130,8 @@ def bulk(project: Workspace, body: dict[str, Any]) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     for learning_id in dict.fromkeys(i.strip() for i in ids):
         try:
-            if action == "archive":
-                done = archive(project, learning_id)
+            if action in _ONE_BY_ONE:
+                done = _ONE_BY_ONE[action](project, learning_id)
                 results.append({"id": learning_id, "changed": done["changed"]})
             else:
                 results.append(add_tag(project, learning_id, tag))
@@ -124,6 +139,9 @@ def bulk(project: Workspace, body: dict[str, Any]) -> dict[str, Any]:
             results.append({"id": learning_id, "error": exc.message, "changed": []})
     changed = [path for r in results for path in r["changed"]]
     return {"results": results, "changed": changed}
+
+
+_ONE_BY_ONE = {"archive": archive, "approve": approve, "reject": reject}
 
 
 class Writes:
@@ -173,6 +191,16 @@ class Writes:
             return archive(self.ws, learning_id)
 
         return await self._run(request, "{}", work, empty_ok=True)
+
+    async def approve(self, request: Request) -> Response:
+        learning_id = self._id(request)
+        return await self._run(
+            request, "{}", lambda _: approve(self.ws, learning_id), empty_ok=True
+        )
+
+    async def reject(self, request: Request) -> Response:
+        learning_id = self._id(request)
+        return await self._run(request, "{}", lambda _: reject(self.ws, learning_id), empty_ok=True)
 
     async def supersede(self, request: Request) -> Response:
         old_id = str(request.path_params["learning_id"]).strip()
