@@ -327,3 +327,30 @@ def test_a_reviewers_session_end_to_end(
     assert other.is_checked("[data-testid=filter-stale]")
     assert other.input_value("[data-testid=path]") == "services/"
     other.context.close()
+
+
+def test_the_review_queue_approves_and_rejects_proposals(
+    page: Any, server: str, example: Path
+) -> None:
+    for summary in ("Snapshot tests live beside their component", "Vendor nothing under web/"):
+        cli(example, "learning", "propose", "--summary", summary, "--tag", "review")
+    proposed = [
+        p.parent.name
+        for p in sorted((example / ".orbit/learnings").glob("*/learning.yaml"))
+        if "status: proposed" in p.read_text()
+    ]
+    first, second = proposed
+    page.goto(server)
+    assert page.inner_text("[data-testid=stats-proposed]") == "2 to review"
+    page.click("[data-testid=stats-proposed]")
+    page.wait_for_function("document.querySelectorAll('[data-testid=row]').length === 2")
+    assert sorted(row_ids(page)) == proposed
+    open_view(page, server, f"status=proposed&open={first}")
+    page.click("[data-testid=approve]")
+    assert page.inner_text(CHANGED).endswith(f".orbit/learnings/{first}/learning.yaml")
+    assert learning_data(example, first)["status"] == "active"
+    open_view(page, server, f"status=proposed&open={second}")
+    page.click("[data-testid=reject]")
+    page.wait_for_selector("[data-testid=bulk-message] [data-testid=changed]")
+    assert not (example / ".orbit/learnings" / second).exists()
+    assert page.query_selector("[data-testid=stats-proposed]") is None
