@@ -254,9 +254,9 @@ class Glossary:
             return root
 
         for key, aliases in entries.items():
-            members = [m for m in (words_of(text) for text in (key, *aliases)) if m]
-            for member in members:
-                parent[find(member)] = find(members[0])
+            listed = [m for m in (words_of(text) for text in (key, *aliases)) if m]
+            for member in listed:
+                parent[find(member)] = find(listed[0])
         for member in list(parent):  # a member already in a group brings that group along
             old = self._groups.get(member)
             if old:
@@ -286,9 +286,9 @@ class Glossary:
         for term in terms:
             if term.word in consumed:
                 continue
-            group = self._groups.get((term.word,))
-            if group:
-                fresh = [o for o in _others(group, (term.word,)) if o not in term.forms]
+            known = self._groups.get((term.word,))
+            if known:
+                fresh = [o for o in _others(known, (term.word,)) if o not in term.forms]
                 term = Term(term.word, (*term.alternatives, *fresh), prefix=term.prefix)
             expanded.append(term)
         return expanded
