@@ -157,8 +157,8 @@ def refuse_oversized(text: str, learning_id: str) -> None:
     size = len(text.encode("utf-8"))
     if size > MAX_FILE_BYTES:
         raise UsageError(
-            f"{learning_id} would be {size} bytes; a learning is at most {MAX_FILE_BYTES}"
-            " (shorten the body)"
+            f"body too long: {learning_id} would be {size} bytes, and a learning is at most"
+            f" {MAX_FILE_BYTES}"
         )
 
 

@@ -83,7 +83,7 @@ def _body(body: str | None, body_file: Path | None) -> str | None:
         raise UsageError(f"--body-file {body_file} is not UTF-8 text") from None
     if len(text.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
         raise UsageError(
-            f"--body-file {body_file} holds more than {MAX_FILE_BYTES} bytes, all a learning may"
+            f"--body-file {body_file} is larger than {MAX_FILE_BYTES} bytes, all a learning holds"
         )
     return text
 
