@@ -216,6 +216,7 @@ def words_of(text: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in _WORD.findall(text))
 
 
+MAX_ALTERNATIVES = 32  # words searched for one query word: a built-in group has 2 to 4
 _Groups = dict[tuple[str, ...], set[tuple[str, ...]]]
 _default_groups: _Groups | None = None  # the built-in entries' groups, made once per process
 
@@ -238,11 +239,35 @@ class Glossary:
         self._groups = dict(_default_groups)
 
     def extend(self, entries: Mapping[str, Sequence[str]]) -> None:
-        """Add groups; a member already in a group joins the others to it."""
+        """Add groups; a member already in a group joins the others to it.
+
+        Linear in the entries (a union-find), so a chained glossary (`a: [b]`, `b: [c]`,
+        ... 14,000 times) is one group made once, not remade at every link."""
+        parent: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+        def find(member: tuple[str, ...]) -> tuple[str, ...]:
+            root = member
+            while parent.setdefault(root, root) != root:
+                root = parent[root]
+            while parent[member] != root:  # path compression: every later find is short
+                parent[member], member = root, parent[member]
+            return root
+
         for key, aliases in entries.items():
-            members = {words_of(m) for m in (key, *aliases)} - {()}
-            for member in list(members):
-                members |= self._groups.get(member, set())
+            listed = [m for m in (words_of(text) for text in (key, *aliases)) if m]
+            for member in listed:
+                parent[find(member)] = find(listed[0])
+        for member in list(parent):  # a member already in a group brings that group along
+            old = self._groups.get(member)
+            if old:
+                parent[find(next(iter(old)))] = find(member)
+        joined: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+        for member in list(parent):
+            joined.setdefault(find(member), set()).add(member)
+        for members in joined.values():
+            olds = {id(group): group for m in list(members) if (group := self._groups.get(m))}
+            for group in olds.values():
+                members |= group
             for member in members:
                 self._groups[member] = members
 
@@ -256,18 +281,26 @@ class Glossary:
         consumed: set[str] = set()
         for member, group in self._groups.items():
             if len(member) > 1 and _contains(words, member):
-                others = tuple(" ".join(m) for m in sorted(group) if m != member)
-                expanded.append(Term(" ".join(member), others))
+                expanded.append(Term(" ".join(member), _others(group, member)))
                 consumed |= set(member)
         for term in terms:
             if term.word in consumed:
                 continue
-            group = self._groups.get((term.word,), set())
-            for other in sorted(group):
-                if other != (term.word,):
-                    term = term.with_alternative(" ".join(other))
+            known = self._groups.get((term.word,))
+            if known:
+                fresh = [o for o in _others(known, (term.word,)) if o not in term.forms]
+                term = Term(term.word, (*term.alternatives, *fresh), prefix=term.prefix)
             expanded.append(term)
         return expanded
+
+
+def _others(group: set[tuple[str, ...]], member: tuple[str, ...]) -> tuple[str, ...]:
+    """A member's group without it, in order, at most `MAX_ALTERNATIVES`: a query is one
+    OR over them, and a glossary of thousands of chained entries must not make it huge."""
+    from heapq import nsmallest  # the first few of a large group, in one pass
+
+    others = nsmallest(MAX_ALTERNATIVES, (m for m in group if m != member))
+    return tuple(" ".join(m) for m in others)
 
 
 def _contains(words: Sequence[str], run: tuple[str, ...]) -> bool:

@@ -18,14 +18,24 @@ STATUSES = ("active", "proposed", "superseded", "archived")  # proposed: awaitin
 STATUS_CHOICES = (*STATUSES, "all")
 
 _PREFIX_CLASS = "[" + "".join(PREFIXES.values()) + "]"
-_SEQUENTIAL = r"\d{4,}"
-_RANDOM = r"(?=[0-9A-Z]*[A-Z])[0-9A-Z]{8,}"
+# Bounded, so a typed or committed `L-` + 300 digits is no ID (not a file name too long
+# for the system, nor a number too large for SQLite), and the next sequential ID stays
+# a number every layer can hold.
+MAX_SEQUENTIAL_DIGITS = 12
+MAX_RANDOM_CHARS = 16
+_SEQUENTIAL = rf"\d{{4,{MAX_SEQUENTIAL_DIGITS}}}"
+_RANDOM = rf"(?=[0-9A-Z]*[A-Z])[0-9A-Z]{{8,{MAX_RANDOM_CHARS}}}"
 # \Z, not $: `$` also matches before a final newline, and "L-0001\n" is no ID.
 SEQUENTIAL_ID = re.compile(rf"^{_PREFIX_CLASS}-({_SEQUENTIAL})\Z")
 ID_SOURCE = rf"^{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\Z"
 # An ID inside free text (agent output, URLs): the same forms, bounded by non-word chars.
 ID_IN_TEXT = rf"\b{_PREFIX_CLASS}-(?:{_SEQUENTIAL}|{_RANDOM})\b"
 EXAMPLE_ID = "L-0001"
+
+# A vote's or a feedback row's task and model name: an issue key, a run ID, an agent
+# family. Bounded where they come in (CLI, MCP, the page) and where they are read.
+MAX_TASK_ID_CHARS = 200
+MAX_MODEL_CHARS = 100
 
 RANDOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
 RANDOM_LENGTH = 8  # 40 bits

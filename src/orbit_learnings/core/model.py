@@ -42,6 +42,12 @@ EXTENSION_PREFIX = "x-"
 # A ranking boost needs a handful of levels; the bound keeps every value inside SQLite's
 # 64-bit INTEGER, so one record's `priority: 9223372036854775808` cannot stop the index.
 PRIORITY_LIMIT = 1000
+# A summary is one line a list prints and an agent reads first; a tag is a word or two.
+# Every reader refuses more, and every writer validates what it writes, so no door (the
+# CLI, the page, MCP, an import) can store what a reader would then refuse. The body is
+# bounded by the file itself (`store.fileops.MAX_FILE_BYTES`).
+MAX_SUMMARY_CHARS = 1000
+MAX_TAG_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,12 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     summary = checker.string(data, "summary", required=True)
     if summary is not None and not summary.strip():
         checker.add(("summary",), "summary must not be empty")
+    elif summary is not None and len(summary) > MAX_SUMMARY_CHARS:
+        checker.add(
+            ("summary",),
+            f"summary is {len(summary)} characters; at most {MAX_SUMMARY_CHARS}"
+            " (the body holds more)",
+        )
     anchors = checker.anchors(data.get("anchors"))
     paths, tags = checker.scope(data.get("scope"), anchored=bool(data.get("anchors")))
     evidence = checker.evidence(data.get("evidence"))
@@ -255,6 +267,11 @@ class _Checker:
             if not isinstance(value, str) or not value.strip():
                 self.add(
                     ("scope", key, position), f"scope.{key}[{position}] must be a non-empty string"
+                )
+            elif key == "tags" and len(value.strip()) > MAX_TAG_CHARS:
+                self.add(
+                    ("scope", key, position),
+                    f"scope.tags[{position}] is longer than {MAX_TAG_CHARS} characters",
                 )
             else:
                 good.append(value.strip())

@@ -55,14 +55,19 @@ class VoteScorer:
 
     def __call__(self, voted_at: Iterable[str]) -> float:
         """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
-        stamps = list(voted_at)
+        return self.weighted((stamp, 1) for stamp in voted_at)
+
+    def weighted(self, votes: Iterable[tuple[str, int]]) -> float:
+        """The same over (stamp, weight) pairs: a folded day of a busy `votes.jsonl`
+        weighs as many votes as it counts."""
+        pairs = list(votes)
         if self.life == 0:
-            return float(len(stamps))
+            return float(sum(weight for _, weight in pairs))
         moment, life = self.moment, self.life
         total = 0.0
-        for stamp in stamps:
+        for stamp, weight in pairs:
             age_days = max((moment - epoch_seconds(stamp)) / 86400.0, 0.0)
-            total += 0.5 ** (age_days / life)
+            total += weight * 0.5 ** (age_days / life)
         return total
 
     def digested(self, count: int, newest: float, decayed: float, life: float) -> float | None:
@@ -78,18 +83,24 @@ class VoteScorer:
         return decayed * decay
 
 
-def digest(voted_at: Iterable[str], half_life: float) -> tuple[int, float, float]:
+def digest(
+    voted_at: Iterable[str], half_life: float, weights: Iterable[int] | None = None
+) -> tuple[int, float, float]:
     """(count, newest vote's epoch seconds, the votes' score as of that newest vote) for
     `VoteScorer.digested`: the index keeps it so that ranking a learning costs one
-    multiplication instead of a pass over its vote stamps."""
-    epochs = [epoch_seconds(stamp) for stamp in voted_at]
+    multiplication instead of a pass over its vote stamps. `weights` (one a stamp, else
+    1 each): a folded day of a busy `votes.jsonl` weighs as many votes as it counts."""
+    stamps = list(voted_at)
+    counts = list(weights) if weights is not None else [1] * len(stamps)
+    epochs = [(epoch_seconds(stamp), w) for stamp, w in zip(stamps, counts, strict=True)]
     if not epochs:
         return 0, 0.0, 0.0
-    newest = max(epochs)
+    newest = max(epoch for epoch, _ in epochs)
+    count = sum(weight for _, weight in epochs)
     if half_life == 0:
-        return len(epochs), newest, float(len(epochs))
-    decayed = sum(0.5 ** ((newest - epoch) / 86400.0 / half_life) for epoch in epochs)
-    return len(epochs), newest, decayed
+        return count, newest, float(count)
+    decayed = sum(w * 0.5 ** ((newest - epoch) / 86400.0 / half_life) for epoch, w in epochs)
+    return count, newest, decayed
 
 
 def vote_score(

@@ -16,6 +16,7 @@ from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
 from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.feedback import oversized as oversized_feedback
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import (
     LEARNING_FILE,
@@ -33,6 +34,7 @@ KINDS = (
     "yaml",
     "schema",
     "votes",
+    "feedback",
     "duplicate-id",
     "id-mismatch",
     "dangling-link",
@@ -164,6 +166,8 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
                     problems.append(Problem(path, line, refusal, learning.id, "glob"))
         votes_display = ws.relative(os.path.join(entry.path, VOTES_FILE))
         problems.extend(read_votes(ws.bundle_dir(entry.name), entry.name, votes_display)[1])
+        if (busy := oversized_feedback(ws, entry.name)) is not None:
+            problems.append(busy)
         parsed.append(_Parsed(entry.name, path, text, learning))
     return parsed
 

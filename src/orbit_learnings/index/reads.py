@@ -73,8 +73,8 @@ def _vote_score(
     exact = score.digested(count, newest, decayed, life)
     if exact is not None:
         return exact
-    rows = conn.execute("SELECT voted_at FROM votes WHERE learning_id = ?", (learning_id,))
-    return score([r[0] for r in rows])
+    rows = conn.execute("SELECT voted_at, weight FROM votes WHERE learning_id = ?", (learning_id,))
+    return score.weighted([(r[0], r[1]) for r in rows])
 
 
 def hits(
@@ -232,17 +232,24 @@ def usage_dates(
 def _full_record(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
     record: dict[str, Any] = json.loads(row["record"])
     votes = conn.execute(
-        "SELECT voter_model, task_id, voted_at FROM votes WHERE learning_id = ? ORDER BY voted_at",
+        "SELECT voter_model, task_id, voted_at, weight FROM votes WHERE learning_id = ?"
+        " ORDER BY voted_at",
         (record["id"],),
     ).fetchall()
     extra = record.pop("extra", {}) or {}
     record["status"] = row["effective_status"]
     record["superseded_by"] = row["effective_superseded_by"]
     record.update({k: v for k, v in extra.items() if k not in record})
-    record["vote_count"] = len(votes)
+    record["vote_count"] = sum(v["weight"] for v in votes)
     record["last_voted_at"] = max((v["voted_at"] for v in votes), default=None)
-    record["votes"] = [dict(v) for v in votes]
+    record["votes"] = [_vote_row(v) for v in votes]
     return record
+
+
+def _vote_row(row: sqlite3.Row) -> dict[str, Any]:
+    """One vote as `show --json` prints it; a folded day also says how many it counts."""
+    vote = {k: row[k] for k in ("voter_model", "task_id", "voted_at")}
+    return vote if row["weight"] == 1 else {**vote, "count": row["weight"]}
 
 
 # --- store-wide figures -----------------------------------------------------------
@@ -260,7 +267,7 @@ def counts_by_status(conn: sqlite3.Connection) -> dict[str, int]:
 
 
 def vote_count(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT COUNT(*) FROM votes").fetchone()[0])
+    return int(conn.execute("SELECT COALESCE(SUM(weight), 0) FROM votes").fetchone()[0])
 
 
 def meta_values(conn: sqlite3.Connection, *keys: str) -> dict[str, str]:

@@ -233,11 +233,12 @@ def _insert_record(
 def insert_votes(conn: sqlite3.Connection, learning_id: str, votes: list[Any]) -> None:
     """One learning's vote rows and their digest (`core.ranking.digest`), which ranking
     reads instead of the rows. A repeated vote counts once, as the table keeps it."""
-    rows = [(v.learning_id, v.voter_model, v.task_id, v.voted_at) for v in votes]
-    conn.executemany("INSERT OR IGNORE INTO votes VALUES (?,?,?,?)", rows)
-    kept = {(model, task): at for _, model, task, at in reversed(rows)}  # the first of each
+    rows = [(v.learning_id, v.voter_model, v.task_id, v.voted_at, v.weight) for v in votes]
+    conn.executemany("INSERT OR IGNORE INTO votes VALUES (?,?,?,?,?)", rows)
+    kept = {(model, task): (at, n) for _, model, task, at, n in reversed(rows)}  # the first
     life = half_life_days()
-    count, newest, decayed = digest(kept.values(), life)
+    stamps, weights = [at for at, _ in kept.values()], [n for _, n in kept.values()]
+    count, newest, decayed = digest(stamps, life, weights)
     if count:
         conn.execute(
             "INSERT INTO vote_digests VALUES (?,?,?,?,?)",

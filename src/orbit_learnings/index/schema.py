@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "12"
+INDEX_SCHEMA_VERSION = "13"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,6 +47,7 @@ CREATE INDEX tags_folded ON tags(folded);
 CREATE INDEX tags_learning ON tags(learning_id);
 CREATE TABLE votes (learning_id TEXT NOT NULL, voter_model TEXT NOT NULL,
                     task_id TEXT NOT NULL, voted_at TEXT NOT NULL,
+                    weight INTEGER NOT NULL DEFAULT 1,
                     PRIMARY KEY (learning_id, voter_model, task_id));
 CREATE TABLE vote_digests (learning_id TEXT PRIMARY KEY, count INTEGER NOT NULL,
                            newest REAL NOT NULL, decayed REAL NOT NULL, half_life REAL NOT NULL);

@@ -31,7 +31,12 @@ def _numbered(ws: Workspace) -> list[tuple[int, str]]:
 
 def next_sequential_id(ws: Workspace) -> str:
     highest = max((number for number, _ in _numbered(ws)), default=0)
-    return ids.format_sequential_id(highest + 1, ws.prefix)
+    candidate = ids.format_sequential_id(highest + 1, ws.prefix)
+    if not ids.is_learning_id(candidate):  # a committed L-999999999999 used the last one
+        from orbit_learnings.core.errors import OrbitError
+
+        raise OrbitError(f"no sequential ID is left after {ws.prefix}-{highest}; set ids: random")
+    return candidate
 
 
 def _random_id(prefix: str) -> str:

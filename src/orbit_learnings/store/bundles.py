@@ -29,6 +29,7 @@ from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.store.allocation import allocate_id, heal_before_write, store_lock
 from orbit_learnings.store.fileops import (
+    MAX_FILE_BYTES,
     append_line,
     atomic_write_text,
     file_lock,
@@ -151,6 +152,17 @@ class NewLearning:
     status: str = "active"  # "proposed": in the store for review, never read until approved
 
 
+def refuse_oversized(text: str, learning_id: str) -> None:
+    """The readers' bound, kept by every writer: a learning every read would then skip
+    (and `check` report) is refused before it is written, naming the size."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise UsageError(
+            f"body too long: {learning_id} would be {size} bytes, and a learning is at most"
+            f" {MAX_FILE_BYTES}"
+        )
+
+
 def _learning_lock(ws: Workspace, learning_id: str) -> Any:
     return file_lock(ws.locks_dir / f"{learning_id}.lock")
 
@@ -161,7 +173,16 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
 
     if not summary.strip():
         raise UsageError("a learning needs a non-empty --summary")
+    if len(" ".join(summary.split())) > model.MAX_SUMMARY_CHARS:
+        raise UsageError(
+            f"--summary is {len(summary)} characters; a summary is at most"
+            f" {model.MAX_SUMMARY_CHARS} (put the rest in the body)"
+        )
     scope = scope.cleaned()
+    for tag in scope.tags:
+        if len(tag) > model.MAX_TAG_CHARS:
+            limit = model.MAX_TAG_CHARS
+            raise UsageError(f"--tag {tag[:40]}...: a tag is at most {limit} characters")
     if not scope and not anchored:
         raise UsageError("a learning needs at least one --path glob, --tag or --anchor")
     for glob in scope.paths:
@@ -181,6 +202,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
         stamp = now_iso()
         try:
             text = dump_new(_new_document(learning_id, stamp, new))
+            refuse_oversized(text, learning_id)
             learning = parse_learning(text, learning_id, f"<new {learning_id}>")
             atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
         except BaseException:
@@ -235,10 +257,14 @@ class Changes:
     priority: int | None = None
     add_evidence: Sequence[Evidence] = ()
     anchors: Sequence[Anchor] | None = None  # replaces the list; () removes every anchor
+    # Tags added to the ones the file holds when the lock is taken (the page's bulk
+    # add-tag): read and written under one lock, so two at once both land.
+    add_tags: Sequence[str] = ()
 
     def is_empty(self) -> bool:
         return (
-            self.summary is None
+            not self.add_tags
+            and self.summary is None
             and self.body is None
             and self.paths is None
             and self.tags is None
@@ -249,11 +275,19 @@ class Changes:
 
 
 def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
+    return update_reporting(ws, learning_id, changes)[0]
+
+
+def update_reporting(ws: Workspace, learning_id: str, changes: Changes) -> tuple[Learning, bool]:
+    """`update_learning`, saying whether the file changed (an added tag may be there)."""
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
     with store_lock(ws):
         heal_before_write(ws, learning_id)
         current = read_learning(ws, learning_id)
+        changes = _with_added_tags(changes, current.tags)
+        if changes.is_empty():
+            return current, False  # every added tag was there already: nothing to write
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
             changes.tags if changes.tags is not None else current.tags,
@@ -261,7 +295,24 @@ def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learni
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         check_content(summary, scope, anchored=bool(anchors))
-        return _edit(ws, learning_id, _edits_for(current, changes))
+        return _edit(ws, learning_id, _edits_for(current, changes)), True
+
+
+def _with_added_tags(changes: Changes, current: Sequence[str]) -> Changes:
+    """`add_tags` as a full tag list over the tags read under the lock; a tag already
+    there (`#db` is `db`, compared without case) is not added twice."""
+    if not changes.add_tags:
+        return changes
+    from dataclasses import replace
+
+    from orbit_learnings.core.scope import tag_name
+
+    tags = list(changes.tags if changes.tags is not None else current)
+    known = {tag_name(t).casefold() for t in tags}
+    fresh = [t for t in changes.add_tags if tag_name(t).casefold() not in known]
+    if not fresh:
+        return replace(changes, add_tags=())
+    return replace(changes, tags=[*tags, *fresh], add_tags=())
 
 
 @dataclass(frozen=True)
@@ -302,7 +353,7 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
 
     Validates the result before an atomic write. Callers hold the store lock.
     """
-    from orbit_learnings.store.yamlio import SurgicalEditor, timestamp_value
+    from orbit_learnings.store.yamlio import SurgicalEditor, YamlSyntaxError, timestamp_value
 
     path = learning_file(ws, learning_id)
     text = _text_of(ws, learning_id, path)
@@ -313,10 +364,11 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
     try:
         for edit in [*edits, bump]:
             editor.set(edit.key_path, edit.value, edit.after)
-    except (ValueError, KeyError) as exc:  # anchors, `...` endings: what it cannot edit in place
+    except (ValueError, KeyError, YamlSyntaxError) as exc:  # what it cannot edit in place
         where = ws.relative(path)
         raise OrbitError(f"{where} cannot be edited in place ({exc}); edit it by hand") from None
     result = editor.text.replace("\n", "\r\n") if crlf else editor.text
+    refuse_oversized(result, learning_id)
     learning = parse_learning(result, learning_id, ws.relative(path))
     atomic_write_text(path, result)
     return learning
@@ -396,23 +448,51 @@ def _check_supersede(old: Learning, new: Learning) -> None:
 
 
 def add_vote(ws: Workspace, learning_id: str, model_name: str, task_id: str) -> VoteSummary:
-    """Append a vote unless this (learning, model, task) already voted; idempotent."""
-    from orbit_learnings.core.timestamps import now_iso as stamp_now
+    """Append a vote unless this (learning, model, task) already voted; idempotent.
 
-    if not model_name.strip():
+    A file past `FOLD_AT` is folded first (`votes.fold_file`), so the file stays within
+    the readers' bound however many votes it counts; folding drops a row no reader
+    counts (a 600 KB task ID from before the bound), which git keeps."""
+    from orbit_learnings.core.timestamps import now_iso as stamp_now
+    from orbit_learnings.store.votes import FOLD_AT, FOLDED_MODEL, fold_file, refuse_long
+
+    model_name, task_id = model_name.strip(), task_id.strip()
+    if not model_name:
         raise UsageError("--model must name the voting agent family, e.g. claude")
-    if not task_id.strip():
+    if not task_id:
         raise UsageError("a vote needs --task: votes are anchored to a concrete task")
+    try:
+        refuse_long(task_id, model_name)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
+    if model_name == FOLDED_MODEL:
+        raise UsageError(f"--model {FOLDED_MODEL} is kept for folded votes")
     read_learning(ws, learning_id)
+    path = ws.bundle_dir(learning_id) / VOTES_FILE
     with _learning_lock(ws, learning_id):
+        if sidecar_size(ws, path) > FOLD_AT:
+            fold_file(str(path), learning_id)
         votes, problems = read_bundle_votes(ws, learning_id)
-        if problems:
+        if problems:  # a damaged row is the author's to look at before more are added
             raise ValidationFailed(problems)
-        vote = Vote(learning_id, model_name.strip(), task_id.strip(), stamp_now())
+        vote = Vote(learning_id, model_name, task_id, stamp_now())
         added = all(v.key != vote.key for v in votes)
         if added:
-            append_line(ws.bundle_dir(learning_id) / VOTES_FILE, vote.to_json())
+            append_line(path, vote.to_json())
             votes.append(vote)
     summary = summarise(learning_id, votes)
     summary.added = added
     return summary
+
+
+def sidecar_size(ws: Workspace, path: Path) -> int:
+    """A sidecar's size; a link, a FIFO or a device there is refused, never written through."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return 0
+    if not stat.S_ISREG(info.st_mode):
+        raise OrbitError(f"{ws.relative(path)} is not a regular file; orbit does not write to it")
+    return info.st_size

@@ -4,6 +4,12 @@ One row per learning, task and model; the latest answer for that key stands.
 Confidence is derived when read, never written into the YAML, so git diffs
 stay about content: start 0.5, +0.05 per helpful, -0.10 per not helpful,
 clamped to [0.1, 1.0].
+
+Like `votes.jsonl`, a busy file is compacted, never capped: when a mark finds it past
+half the readers' bound, it is rewritten with the latest row of each (task, model), the
+older of them folded into one row `{"learning_id": ..., "folded": {"helpful": H,
+"not_helpful": N}, "through": STAMP}`. Two folded rows take the larger of each count;
+a row stamped at or before a fold's `through` is already in it.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError
 from orbit_learnings.core.timestamps import normalise_ts, now_iso
-from orbit_learnings.store.fileops import read_regular_text
+from orbit_learnings.store.fileops import MAX_FILE_BYTES, read_text_prefix
 from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
@@ -58,11 +64,65 @@ def score(helpful: int, not_helpful: int) -> float:
     return round(min(max(raw, FLOOR), CEILING), 4)
 
 
+class Rows:
+    """What a feedback file says: the latest row per (task, model), and any folded counts."""
+
+    __slots__ = ("folded", "latest", "through")
+
+    def __init__(self) -> None:
+        self.latest: dict[tuple[str, str], dict[str, Any]] = {}
+        self.folded = [0, 0]  # helpful, not helpful
+        self.through = ""
+
+    def counts(self) -> tuple[int, int]:
+        rows = [r for r in self.latest.values() if r["at"] > self.through]
+        helpful = sum(1 for row in rows if row["helpful"])
+        return self.folded[0] + helpful, self.folded[1] + len(rows) - helpful
+
+    def fold(self, learning_id: str) -> str:
+        """The file's new text: the latest row of each key, all but the newest 100 folded."""
+        rows = sorted((r for r in self.latest.values() if r["at"] > self.through),
+                      key=lambda r: str(r["at"]))  # fmt: skip
+        cut = max(len(rows) - 100, 0)
+        while 0 < cut < len(rows) and rows[cut]["at"] == rows[cut - 1]["at"]:
+            cut += 1
+        folded = list(self.folded)
+        for row in rows[:cut]:
+            folded[0 if row["helpful"] else 1] += 1
+        through = max([self.through, *(str(r["at"]) for r in rows[:cut])])
+        head = {"helpful": folded[0], "not_helpful": folded[1]}
+        lines = (
+            [{"learning_id": learning_id, "folded": head, "through": through}]
+            if any(folded)
+            else []
+        )
+        return "".join(json.dumps(row) + "\n" for row in [*lines, *rows[cut:]])
+
+
+def _fold_row(row: dict[str, Any], rows: Rows) -> None:
+    counts, through = row["folded"], normalise_ts(row["through"])
+    if not isinstance(counts, dict):
+        raise ValueError("'folded' must hold helpful and not_helpful counts")
+    for position, key in enumerate(("helpful", "not_helpful")):
+        value = counts.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**9:
+            raise ValueError(f"folded {key!r} must be a count")
+        rows.folded[position] = max(rows.folded[position], value)
+    rows.through = max(rows.through, through)
+
+
 def parse(
     text: str, learning_id: str, display: str
 ) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Problem]]:
     """Latest row per (task, model); bad rows become problems."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    rows, problems = parse_rows(text, learning_id, display)
+    return rows.latest, problems
+
+
+def parse_rows(text: str, learning_id: str, display: str) -> tuple[Rows, list[Problem]]:
+    """Every row, folded ones included; bad rows become problems."""
+    found = Rows()
+    latest = found.latest
     problems: list[Problem] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -71,6 +131,9 @@ def parse(
             row = json.loads(raw)
             if not isinstance(row, dict) or row.get("learning_id") != learning_id:
                 raise ValueError("row must be an object for this learning")
+            if "folded" in row:
+                _fold_row(row, found)
+                continue
             if not isinstance(row.get("helpful"), bool):
                 raise ValueError("'helpful' must be true or false")
             key = (str(row["task_id"]), str(row.get("model") or ""))
@@ -82,34 +145,54 @@ def parse(
             continue
         if key not in latest or row["at"] >= latest[key]["at"]:
             latest[key] = row
-    return latest, problems
+    return found, problems
+
+
+def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
+    """The file's rows, as far as the readers' bound (a file past it counts its first
+    part: never nothing); None when there is no readable file."""
+    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
+        return None
+    try:
+        text, _ = read_text_prefix(path)
+    except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
+        return None
+    return parse_rows(text, learning_id, path)[0]
 
 
 def summarise(ws: Workspace, learning_id: str) -> Confidence:
-    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
-    if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
+    rows = _read_rows(ws, learning_id)
+    if rows is None:
         return Confidence(START, 0, 0)
-    try:
-        text = read_regular_text(path)
-    except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
-        return Confidence(START, 0, 0)
-    latest, _ = parse(text, learning_id, path)
-    helpful = sum(1 for row in latest.values() if row["helpful"])
-    return Confidence(score(helpful, len(latest) - helpful), helpful, len(latest) - helpful)
+    helpful, unhelpful = rows.counts()
+    return Confidence(score(helpful, unhelpful), helpful, unhelpful)
 
 
 def last_helpful(ws: Workspace, learning_id: str) -> str | None:
     """When this learning was last marked helpful, among the answers that stand (the latest
-    per task and model: a helpful mark later taken back does not count); None if never."""
-    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
-    if not _exists_as_file(path):
+    per task and model: a helpful mark later taken back does not count); None if never.
+    Folded marks keep no date."""
+    rows = _read_rows(ws, learning_id)
+    if rows is None:
         return None
+    return max((str(r["at"]) for r in rows.latest.values() if r["helpful"]), default=None)
+
+
+def oversized(ws: Workspace, learning_id: str) -> Problem | None:
+    """A feedback file past the readers' bound, for `check` (reads count its first part)."""
+    path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
     try:
-        text = read_regular_text(path)
-    except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
+        size = os.lstat(path).st_size
+    except OSError:
         return None
-    latest, _ = parse(text, learning_id, path)
-    return max((str(row["at"]) for row in latest.values() if row["helpful"]), default=None)
+    if size <= MAX_FILE_BYTES:
+        return None
+    message = (
+        f"feedback file is {size} bytes, past its bound of {MAX_FILE_BYTES}: only its first"
+        " part counts until the next feedback folds it"
+    )
+    return Problem(ws.relative(path), 1, message, learning_id, "feedback")
 
 
 def _exists_as_file(path: str) -> bool:
@@ -134,9 +217,14 @@ def record(
 ) -> Confidence:
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.fileops import append_line, file_lock
+    from orbit_learnings.store.votes import refuse_long
 
     if not task_id.strip():
         raise UsageError("feedback needs --task: it is anchored to a concrete task")
+    try:
+        refuse_long(task_id.strip(), (model or "").strip())
+    except ValueError as exc:
+        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
     store.read_learning(ws, learning_id)
     row = {
         "learning_id": learning_id,
@@ -145,9 +233,22 @@ def record(
         "helpful": helpful,
         "at": now_iso(),
     }
+    path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
     with file_lock(ws.locks_dir / f"{learning_id}.lock"):
-        append_line(ws.bundle_dir(learning_id) / FEEDBACK_FILE, json.dumps(row))
+        if store.sidecar_size(ws, path) > MAX_FILE_BYTES // 2:
+            _fold(path, learning_id)
+        append_line(path, json.dumps(row))
     return summarise(ws, learning_id)
+
+
+def _fold(path: Any, learning_id: str) -> None:
+    """Rewrite a busy feedback file (callers hold the learning's lock), read whole."""
+    from orbit_learnings.store.fileops import atomic_write_text, open_regular
+
+    with open_regular(path) as handle:
+        text = handle.read().decode("utf-8", "replace")
+    rows, _ = parse_rows(text, learning_id, str(path))
+    atomic_write_text(path, rows.fold(learning_id))
 
 
 class MarkerReport:

@@ -16,6 +16,7 @@ from orbit_learnings.store.layout import ORBIT_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
@@ -69,9 +70,44 @@ def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     OrbitError naming it; a missing file raises FileNotFoundError, bad UTF-8
     UnicodeDecodeError, as `open` would.
     """
+    target = os.fspath(path)
+    fd, size = _open_regular(target)
+    try:
+        if size > limit:
+            raise OrbitError(f"{target} is {size} bytes; a record is at most {limit}")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    return data.decode("utf-8")
+
+
+def read_text_prefix(
+    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES
+) -> tuple[str, int]:
+    """(text, size) of an append-only sidecar: all of it, or when it is past `limit`
+    its first `limit` bytes up to the last whole line, so a reader counts what it can
+    instead of nothing. Refuses what `read_regular_text` refuses, but the size."""
+    fd, size = _open_regular(os.fspath(path))
+    try:
+        data = os.read(fd, limit)
+    finally:
+        os.close(fd)
+    if size > limit:
+        data = data[: data.rfind(b"\n") + 1]
+    return data.decode("utf-8"), size
+
+
+def open_regular(path: str | os.PathLike[str]) -> Any:
+    """A regular file opened for reading in binary, as `read_regular_text` would open it:
+    for the rare reader that streams a file past the bound (folding a busy sidecar)."""
+    fd, _ = _open_regular(os.fspath(path))
+    return os.fdopen(fd, "rb")
+
+
+def _open_regular(target: str) -> tuple[int, int]:
+    """An open descriptor on a regular file and its size; never through a link."""
     import stat
 
-    target = os.fspath(path)
     refuse_links(os.path.dirname(target))
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
@@ -79,16 +115,11 @@ def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
         if exc.errno == errno.ELOOP:
             raise OrbitError(f"{target} is a symbolic link; orbit does not follow links") from None
         raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OrbitError(f"{target} is not a regular file")
-        if info.st_size > limit:
-            raise OrbitError(f"{target} is {info.st_size} bytes; a record is at most {limit}")
-        data = os.read(fd, limit + 1)
-    finally:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-    return data.decode("utf-8")
+        raise OrbitError(f"{target} is not a regular file")
+    return fd, info.st_size
 
 
 def remove_if_present(path: str) -> None:

@@ -200,7 +200,8 @@ class SurgicalEditor:
 
     def line_span(self, key: str) -> tuple[int, int]:
         """Lines [start, end) of a top-level key (an empty span at the end when absent)."""
-        return self._span((key,)) if key in self.doc else (len(self.lines), len(self.lines))
+        end = self._document_end()
+        return self._span((key,)) if key in self.doc else (end, end)
 
     def put_block(self, key: str, block: str) -> None:
         """Replace a top-level key's lines with `block` (another file's lines for that key),
@@ -210,7 +211,7 @@ class SurgicalEditor:
             start, end = self._span((key,))
             self._splice(start, end, lines)
         else:
-            self._splice(len(self.lines), len(self.lines), lines)
+            self._splice(self._document_end(), self._document_end(), lines)
         self._parse()
 
     def _node(self, key_path: tuple[str, ...]) -> Any:
@@ -221,8 +222,16 @@ class SurgicalEditor:
 
     def _end_of(self, key_path: tuple[str, ...]) -> int:
         if not key_path:
-            return len(self.lines)
+            return self._document_end()
         return self._span(key_path)[1]
+
+    def _document_end(self) -> int:
+        """The line of a `...` document end marker (what follows it is a new document:
+        a key goes before it), else the end of the file."""
+        for number, line in enumerate(self.lines):
+            if line.rstrip() == "...":
+                return number
+        return len(self.lines)
 
     def _span(self, key_path: tuple[str, ...]) -> tuple[int, int]:
         """Lines [start, end) holding a key and its value, without trailing blanks/comments."""

@@ -120,15 +120,36 @@ def merge_driver_command(
       orbit learning merge-driver %O %A %B %P
     """
     from orbit_learnings.curation.branches.fieldmerge import merge_learning
-    from orbit_learnings.store.fileops import atomic_write_text
+    from orbit_learnings.store.fileops import MAX_FILE_BYTES, atomic_write_text
 
+    where = path or str(ours)
+    largest = max(_size(p) for p in (base, ours, theirs))
+    if largest > MAX_FILE_BYTES:  # refused before reading: no reader would take the result
+        _keep_ours(where, f"a side is {largest} bytes, past the {MAX_FILE_BYTES} a learning holds")
     texts = [_read(p) for p in (base, ours, theirs)]
     merged = merge_learning(*texts)
+    if len(merged.text.encode("utf-8")) > MAX_FILE_BYTES:
+        _keep_ours(where, f"the merged file would pass the {MAX_FILE_BYTES} bytes a learning holds")
     atomic_write_text(ours, merged.text)
     if not merged.clean:
         what = "two learnings under one ID" if merged.whole else ", ".join(merged.conflicts)
         sys.stderr.write(f"orbit: conflict in {path or ours}: {what}\n")
         raise typer.Exit(1)
+
+
+def _keep_ours(where: str, why: str) -> None:
+    """Leave git's %A as our version and report a conflict: git stops for a person."""
+    sys.stderr.write(f"orbit: conflict in {where}: {why}; kept ours, not merged\n")
+    raise typer.Exit(1)
+
+
+def _size(path: Path) -> int:
+    from orbit_learnings.core.errors import UsageError
+
+    try:
+        return path.stat().st_size
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _read(path: Path) -> str:

@@ -69,12 +69,23 @@ def _body(body: str | None, body_file: Path | None) -> str | None:
         raise UsageError("pass either --body or --body-file, not both")
     if body_file is None:
         return body
-    if str(body_file) == "-":
-        return sys.stdin.read()
+    from orbit_learnings.store.fileops import MAX_FILE_BYTES
+
     try:
-        return body_file.read_text(encoding="utf-8")
+        if str(body_file) == "-":
+            text = sys.stdin.read(MAX_FILE_BYTES + 1)
+        else:
+            with body_file.open("rb") as handle:  # read no further than a learning holds
+                text = handle.read(MAX_FILE_BYTES + 1).decode("utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read --body-file {body_file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--body-file {body_file} is not UTF-8 text") from None
+    if len(text.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
+        raise UsageError(
+            f"--body-file {body_file} is larger than {MAX_FILE_BYTES} bytes, all a learning holds"
+        )
+    return text
 
 
 def _new_scope(ws: Workspace, paths: list[str], tags: list[str], spec: list[str] | None) -> Scope:

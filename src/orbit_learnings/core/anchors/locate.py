@@ -20,6 +20,14 @@ STATES = (OK, MOVED, DRIFTED, BROKEN)
 # definition of the anchor's symbol, the cited code counts as gone: broken.
 BROKEN_BELOW = 0.5
 MAX_CANDIDATES = 48
+# Bounded work whatever the file and the record hold (2,000 identical lines once made one
+# anchor cost 25 s): each recorded hash votes from at most `MAX_OFFSETS` of its places,
+# a comparison pairs at most `PAIRS_PER_LINE` file lines with each recorded line (the
+# most repeated lines stop counting as matches past that, as difflib's autojunk does),
+# and re-wrapping widens a region by at most `MAX_WIDEN` lines a side.
+MAX_OFFSETS = 8
+PAIRS_PER_LINE = 8
+MAX_WIDEN = 24
 
 
 class Location:
@@ -164,7 +172,9 @@ def _candidate_windows(
     size = len(anchor.line_hashes)
     positions: dict[str, list[int]] = {}
     for offset, value in enumerate(anchor.line_hashes):
-        positions.setdefault(value, []).append(offset)
+        places = positions.setdefault(value, [])
+        if len(places) < MAX_OFFSETS:
+            places.append(offset)
     votes: Counter[int] = Counter()
     for index, value in enumerate(norm.hashes):
         for offset in positions.get(value, ()):
@@ -184,7 +194,9 @@ def _compare(
     from difflib import SequenceMatcher
 
     recorded = list(anchor.line_hashes)
-    matcher = SequenceMatcher(None, recorded, norm.hashes[low:high], autojunk=False)
+    window = norm.hashes[low:high]
+    junk = _too_common(recorded, window)
+    matcher = SequenceMatcher(junk.__contains__ if junk else None, recorded, window, autojunk=False)
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return None
@@ -201,6 +213,23 @@ def _compare(
     return similarity, norm.numbers[first], norm.numbers[last - 1]
 
 
+def _too_common(recorded: list[str], window: list[str]) -> set[str]:
+    """The window's most repeated lines, dropped from matching until the pairs of equal
+    lines number at most `PAIRS_PER_LINE` per recorded line: difflib's work grows with
+    those pairs, and ordinary code has few (a `}` or two per function)."""
+    counts = Counter(window)
+    wanted = Counter(recorded)
+    pairs = sum(counts[value] * times for value, times in wanted.items())
+    budget = PAIRS_PER_LINE * len(recorded)
+    junk: set[str] = set()
+    for value, times in counts.most_common():
+        if pairs <= budget:
+            break
+        junk.add(value)
+        pairs -= times * wanted[value]
+    return junk
+
+
 def _rewrapped(
     anchor: Anchor, norm: Normalised, first: int, last: int, edges: tuple[int, int]
 ) -> tuple[int, int, bool]:
@@ -208,8 +237,8 @@ def _rewrapped(
     on a side with unmatched recorded lines and compare the whitespace-free block, which
     re-wrapping leaves alone."""
     lead, trail = edges
-    for widen_low in range(3 * lead + 1 if lead else 1):
-        for widen_high in range(3 * trail + 2 if trail else 1):
+    for widen_low in range(min(3 * lead, MAX_WIDEN) + 1 if lead else 1):
+        for widen_high in range(min(3 * trail + 1, MAX_WIDEN) + 1 if trail else 1):
             low, high = max(first - widen_low, 0), min(last + widen_high, len(norm.hashes))
             if norm.fingerprint(low, high) == anchor.fingerprint:
                 return low, high, True

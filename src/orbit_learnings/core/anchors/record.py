@@ -181,6 +181,13 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
     hash_list = tuple(str(hashes).split()) if isinstance(hashes, str) else ()
     if not isinstance(hashes, str) or not all(_HASH.match(h) for h in hash_list):
         problems.append(("line_hashes", f"{where}.line_hashes must be 8-hex-digit hashes"))
+    elif len(hash_list) > MAX_ANCHOR_LINES:  # one a cited line, and an anchor cites no more
+        problems.append(
+            (
+                "line_hashes",
+                f"{where}.line_hashes holds {len(hash_list)} hashes; at most {MAX_ANCHOR_LINES}",
+            )
+        )
     recorded = data.get("recorded")
     if isinstance(recorded, date):
         recorded = recorded.isoformat()  # YAML reads an unquoted 2026-10-02 as a date

@@ -16,8 +16,10 @@ from starlette.responses import JSONResponse, Response
 
 from orbit_learnings.core.errors import NotFound, OrbitError, UsageError, ValidationFailed
 from orbit_learnings.integrations.dashboard.openapi import TOKEN_HEADER
+from orbit_learnings.store.fileops import MAX_FILE_BYTES
 
-MAX_BODY = 1_000_000  # bytes: a learning's body is text, never a megabyte
+# A request carries at most one learning's worth of text: the readers' bound on a file.
+MAX_BODY = MAX_FILE_BYTES
 
 
 def error(status: int, message: str, **extra: Any) -> JSONResponse:
@@ -42,9 +44,7 @@ def refuse_write(request: Request, token: str) -> Response | None:
 async def json_object(request: Request, example: str, *, empty_ok: bool = False) -> dict[str, Any]:
     """The request body as a JSON object, or a 400 that shows the expected shape; an
     action that needs nothing (`empty_ok`) may have no body at all."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise HTTPException(413, f"body larger than {MAX_BODY} bytes")
+    raw = await capped_body(request)
     if empty_ok and not raw.strip():
         return {}
     try:
@@ -54,6 +54,23 @@ async def json_object(request: Request, example: str, *, empty_ok: bool = False)
     if not isinstance(body, dict):
         raise HTTPException(400, f"body must be a JSON object like {example}")
     return body
+
+
+async def capped_body(request: Request) -> bytes:
+    """The request body, refused with a 413 before it is buffered when it is too large:
+    by its declared Content-Length without reading a byte, else (chunked) as soon as
+    what arrived passes `MAX_BODY`."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_BODY:
+        raise HTTPException(413, f"body larger than {MAX_BODY} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HTTPException(413, f"body larger than {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def string_field(body: dict[str, Any], name: str, *, required: bool = False) -> str | None:

@@ -107,13 +107,12 @@ def supersede(project: Workspace, old_id: str, new_id: str) -> dict[str, Any]:
 
 
 def add_tag(project: Workspace, learning_id: str, tag: str) -> dict[str, Any]:
-    """`orbit learning update ID --tag <each current tag> --tag TAG`; nothing when present."""
+    """`orbit learning update ID --tag <each current tag> --tag TAG`; nothing when present.
+    The current tags are read under the store lock, with the write: two bulk requests at
+    once both land."""
     ws = for_id(project, learning_id)
-    current = store.read_learning(ws, learning_id)
-    if tag_name(tag).casefold() in {tag_name(t).casefold() for t in current.tags}:
-        return {"id": learning_id, "changed": []}
-    store.update_learning(ws, learning_id, store.Changes(tags=[*current.tags, tag]))
-    return {"id": learning_id, "changed": [changed_file(ws, learning_id)]}
+    _, changed = store.update_reporting(ws, learning_id, store.Changes(add_tags=[tag]))
+    return {"id": learning_id, "changed": [changed_file(ws, learning_id)] if changed else []}
 
 
 def bulk(project: Workspace, body: dict[str, Any]) -> dict[str, Any]:
