@@ -62,7 +62,7 @@ def test_level_of(learning_id: str, level: str) -> None:
 def test_levels_and_prefixes_agree() -> None:
     assert ids.LEVEL_OF_PREFIX == {"L": "project", "U": "user"}
     assert ids.LEVEL_CHOICES == ("project", "user", "all")
-    assert ids.STATUS_CHOICES == ("active", "superseded", "archived", "all")
+    assert ids.STATUS_CHOICES == ("active", "proposed", "superseded", "archived", "all")
 
 
 def test_id_in_text_finds_ids_inside_prose() -> None:

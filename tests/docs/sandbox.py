@@ -260,11 +260,35 @@ def _transcripts(box: Sandbox, templates: Templates, folder: str) -> None:
         shutil.copy(source, target)
 
 
+SESSIONS = REPO / "tests" / "fixtures" / "sessions"
+REVIEWS = REPO / "tests" / "fixtures" / "reviews"
+
+
+def _codex_sessions(box: Sandbox, templates: Templates, folder: str) -> None:
+    """Codex CLI's rollouts, where `~/.codex/sessions/YYYY/MM/*/rollout-*.jsonl` finds them."""
+    target = box.home / ".codex" / "sessions" / folder / "21"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SESSIONS / "codex-rollout.jsonl", target / "rollout-2026-11-21T09-00-00.jsonl")
+
+
+def _session_file(box: Sandbox, templates: Templates, name: str) -> None:
+    """`session.jsonl` in the repository: a Claude Code session, as a user would copy one."""
+    shutil.copy(SESSIONS / "claude-code.jsonl", box.repo / name)
+
+
+def _review_file(box: Sandbox, templates: Templates, name: str) -> None:
+    """`review.json`: pull-request review comments as `gh api …/pulls/N/comments` saves them."""
+    shutil.copy(REVIEWS / "github-pull-comments.json", box.repo / name)
+
+
 PREPARE: list[tuple[re.Pattern[str], Callable[[Sandbox, Templates, str], None]]] = [
     (re.compile(r"resolve-conflict (L-\d+)"), _conflict),
     (re.compile(r"supersede (L-\d+) --with"), _not_yet_superseded),
     (re.compile(r"drafts (?:show|accept|reject) (D-[0-9a-f]{8})"), _draft),
     (re.compile(r"~/\.claude/projects/([^/\s]+)/"), _transcripts),
+    (re.compile(r"~/\.codex/sessions/(\d{4}/\d{2})/"), _codex_sessions),
+    (re.compile(r"extract (session\.jsonl)\b"), _session_file),
+    (re.compile(r"--review (review\.json)\b"), _review_file),
 ]
 
 

@@ -493,6 +493,8 @@ def sidecar_size(ws: Workspace, path: Path) -> int:
         info = os.lstat(path)
     except FileNotFoundError:
         return 0
+    if stat.S_ISLNK(info.st_mode):
+        raise OrbitError(f"{ws.relative(path)} is a symbolic link; orbit does not follow links")
     if not stat.S_ISREG(info.st_mode):
         raise OrbitError(f"{ws.relative(path)} is not a regular file; orbit does not write to it")
     return info.st_size

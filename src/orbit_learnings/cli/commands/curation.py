@@ -148,6 +148,15 @@ def _agreed(plan: list[dict[str, str]]) -> bool:
     return agreed(f"Rewrite the scope of {learnings} learning(s)?", option="--follow-renames")
 
 
+StagedFlag = Annotated[
+    bool, typer.Option("--staged", help="Check the learnings as staged in git (what you commit).")
+]
+FixFlag = Annotated[
+    bool, typer.Option("--fix", help="First remove what killed writes left behind.")
+]
+DryRunFlag = Annotated[
+    bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
+]
 ProposalsFlag = Annotated[
     bool,
     typer.Option("--proposals", help="Also fail while proposals await review (a release branch)."),
@@ -166,16 +175,9 @@ def check_command(
     output_format: Annotated[
         str, typer.Option("--format", help="text or github (Actions annotations).")
     ] = "text",
-    staged: Annotated[
-        bool,
-        typer.Option("--staged", help="Check the learnings as staged in git (what you commit)."),
-    ] = False,
-    fix: Annotated[
-        bool, typer.Option("--fix", help="First remove what killed writes left behind.")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="With --fix: only name what would be removed.")
-    ] = False,
+    staged: StagedFlag = False,
+    fix: FixFlag = False,
+    dry_run: DryRunFlag = False,
     unused: UnusedOpt = None,
     proposals: ProposalsFlag = False,
     json_out: JsonFlag = False,
@@ -183,11 +185,12 @@ def check_command(
     """Validate the whole store; exit 1 on any problem, each as path:line: message.
 
 
-    Read-only unless --fix, which first clears what a killed write left behind (stray
-    temp files, bundle folders without a learning.yaml); --fix --dry-run previews that.
-    --unused DAYS lists what nobody used (never deletes; injections are this machine's
-    log, votes and helpful marks are in git); `unused_days: N` in .orbit/config.yaml runs
-    it in plain check too, on a machine with an injection log and not with --staged.
+    Read-only unless --fix, which first clears what a killed write left behind (stray temp
+    files, bundle folders without a learning.yaml); --fix --dry-run previews that.
+    --unused DAYS lists what nobody used (never deletes): injections are read from this
+    machine's log, so one injected on a teammate's machine looks unused here; votes and
+    helpful marks are in git. `unused_days: N` in .orbit/config.yaml runs that report in
+    plain check too, on a machine that has an injection log and not with --staged.
 
     \b
     Examples:
@@ -197,7 +200,7 @@ def check_command(
       orbit learning check --base origin/main           # in a pull request's CI
       orbit learning check --staged                     # in a pre-commit hook
       orbit learning check --unused 90                  # unused in 90 days
-      orbit learning check --proposals                  # fail on proposals awaiting review
+      orbit learning check --proposals                  # fail on any proposal
     """
     from orbit_learnings.curation.check import check_store
 
@@ -205,11 +208,14 @@ def check_command(
     ws = STATE.workspace()
     fixed = _fix_leftovers(ws, dry_run=dry_run, quiet=json_out) if fix else []
     problems = check_store(ws, stale=stale, base=base, staged=staged)
-    unused_found = _add_unused(ws, problems, unused, staged=staged)
+    found = _add_unused(ws, problems, unused, staged=staged) | (
+        {"removed_leftovers": fixed} if fix else {}
+    )
+    if fix:
+        found["removed_leftovers"] = fixed
     waiting = _proposals(ws, quiet=json_out)
     if json_out:
-        payload = {"problems": [p.to_dict() for p in problems], "proposals": waiting}
-        emit_json(payload | unused_found | ({"removed_leftovers": fixed} if fix else {}))
+        emit_json({"problems": [p.to_dict() for p in problems], "proposals": waiting} | found)
     else:
         _print_problems(problems, github=output_format == "github")
     if problems or (proposals and waiting):

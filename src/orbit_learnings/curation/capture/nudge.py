@@ -22,7 +22,6 @@ import json
 import os
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.curation.capture.moments import rule_cue
 from orbit_learnings.store.workspace import Workspace
 
 STATE_FILE = "capture-moments.json"  # session -> {"moments", "asked", "proposals"}
@@ -53,9 +52,13 @@ def enabled(ws: Workspace, key: str) -> bool:
 def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
     """The nudge for a prompt that reads as a rule, when switched on; else ""."""
     text = (prompt or "").strip()
-    if not session or len(text.split()) < 3 or not rule_cue(text[:2000]):
+    if not session or len(text.split()) < 3:
         return ""
     if not (enabled(ws, "nudge") or enabled(ws, "reflect")):
+        return ""  # off (the default): the prompt hook pays for nothing more
+    from orbit_learnings.curation.capture.moments import rule_cue
+
+    if not rule_cue(text[:2000]):
         return ""
     states = _load(ws)
     state = states.setdefault(session, {"moments": 0, "asked": False, "proposals": _count(ws)})
