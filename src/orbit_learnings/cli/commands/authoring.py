@@ -190,8 +190,8 @@ def propose_command(**options: Any) -> None:
 
     \b
     Examples:
-      orbit learning propose --summary "Use pnpm, never npm, in web/" --path 'web/**' \\
-        --body "The lockfile is pnpm-lock.yaml" --created-by claude
+      orbit learning propose --summary "Use pnpm, never npm, in web/" \\
+        --path 'web/**' --body "The lockfile is pnpm-lock.yaml"
       orbit learning approve L-0007
     """
     from orbit_learnings.cli.commands.records import record_new
