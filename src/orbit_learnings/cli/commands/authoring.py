@@ -228,7 +228,7 @@ def approve_command(
 
     \b
     Example:
-      orbit learning approve L-0007 L-0008 && git commit -am "learnings: approve two"
+      orbit learning approve L-0007 L-0008 && git commit -am "approve two"
     """
     from orbit_learnings.store.bundles import set_status
 
