@@ -141,7 +141,12 @@ class AgentHook(Integration):
         from orbit_learnings.integrations import hookfiles
 
         path = self.settings_path(ws)
-        return hookfiles.uninstall(path, self.markers(command), nested=self.nested)
+        report = hookfiles.uninstall(path, self.markers(command), nested=self.nested)
+        folder = path.parent  # the folder our install made, if it is empty again
+        gone = report.changed and not path.exists() and folder != ws.root
+        if gone and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        return report
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         from orbit_learnings.integrations import hookfiles

@@ -96,10 +96,9 @@ def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
         return []
     data, cwd = touch.tool_input, touch.cwd
     command = data.get("command")
-    if isinstance(command, str) and PATCH_MARKER in command:  # apply_patch, or a shell's heredoc
-        return patch_paths(ws, command, cwd=cwd)
     if isinstance(command, str):  # a shell: its folder is where it ran, not what it read
-        return shell_paths(ws, command, cwd=cwd)
+        patched = patch_paths(ws, command, cwd=cwd) if PATCH_MARKER in command else []
+        return patched or shell_paths(ws, command, cwd=cwd)  # apply_patch, or its heredoc
     found: dict[str, None] = {}
     is_glob_tool = touch.tool.lower() in GLOB_TOOLS
     pattern = _first_text(data, ("pattern",) if is_glob_tool else FILTER_KEYS)

@@ -143,6 +143,11 @@ def test_install_merges_into_their_file_and_uninstall_restores_it(
     assert set(merged["hooks"]) == {"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"}
     assert orbit("hooks", "uninstall", "--codex").code == 0
     assert json.loads(path.read_text()) == theirs
+    (workspace / ".codex/config.toml").write_text("[features]\n")
+    path.write_text(json.dumps({"hooks": {}}))
+    orbit("hooks", "install", "--codex")
+    orbit("hooks", "uninstall", "--codex")
+    assert (workspace / ".codex/config.toml").exists()  # a folder holding theirs stays
 
 
 def test_an_install_into_no_file_is_undone_completely(workspace: Path, orbit: CliRunner) -> None:
@@ -150,7 +155,7 @@ def test_an_install_into_no_file_is_undone_completely(workspace: Path, orbit: Cl
     hooks = json.loads((workspace / SETTINGS).read_text())["hooks"]
     assert "UserPromptSubmit" not in hooks and "PostToolUse" in hooks
     orbit("hooks", "uninstall", "codex")
-    assert not (workspace / SETTINGS).exists()
+    assert not (workspace / ".codex").exists()  # the folder it made goes too
 
 
 def test_doctor_reports_the_codex_entry(store: Path, orbit: CliRunner) -> None:

@@ -136,3 +136,8 @@ def test_an_apply_patch_body_names_its_files(ws: Workspace) -> None:
     assert touched_paths(ws, touch) == expected
     shell = Touch("Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF"}, session_id="s")
     assert touched_paths(ws, shell) == expected  # the older heredoc form through the shell
+
+
+def test_a_command_that_only_mentions_the_patch_marker_is_read_as_a_shell(ws: Workspace) -> None:
+    touch = Touch("Bash", {"command": "grep -n '*** Begin Patch' src/app.py"}, session_id="s")
+    assert touched_paths(ws, touch) == ["src/app.py"]

@@ -61,8 +61,9 @@ class Cline(AgentHook):
         "Cline hook: reads a TaskStart, UserPromptSubmit or PostToolUse payload on stdin and "
         'prints {"cancel": false, "contextModification": ...}; always {"cancel": false} and '
         f"exit 0, whatever happens. {NO_PROMPT}: do not search the prompt.\n\n"
-        "\b\nInstalled as executable scripts by `orbit hooks install cline`:\n"
-        "  .clinerules/hooks/TaskStart, UserPromptSubmit, PostToolUse"
+        "\b\nExample (.clinerules/hooks/PostToolUse, one of the scripts\n"
+        "`orbit hooks install cline` writes; TaskStart and UserPromptSubmit alike):\n"
+        "  out=$(command -v orbit >/dev/null 2>&1 && orbit hook cline 2>/dev/null)"
     )
     settings = HOOKS_DIR
     events: ClassVar[dict[str, str | None]] = {
