@@ -159,6 +159,19 @@ def test_export_never_removes_a_rule_file_it_did_not_write(store: Path, orbit: C
     assert (rules / "orbit-billing.mdc").is_file()  # what it did write is there
 
 
+@pytest.mark.parametrize("agent", ["claude-code", "cursor", "gemini"])
+def test_hooks_install_never_writes_an_agents_settings_through_a_link_outside(
+    store: Path, orbit: CliRunner, outside: Path, agent: str
+) -> None:
+    """A committed `.claude` linked to the user's own folder once received orbit's
+    settings and skill there."""
+    folder = {"claude-code": ".claude", "cursor": ".cursor", "gemini": ".gemini"}[agent]
+    (store / folder).symlink_to(outside)
+    refused = orbit("hooks", "install", agent)
+    assert refused.code == 1 and "leads outside the repository" in refused.err
+    assert list(outside.iterdir()) == []
+
+
 # --- reads through a committed link or path (items 6-11) -------------------------------
 
 
@@ -234,6 +247,9 @@ def test_an_injection_log_linked_outside_is_never_counted(
     stats = orbit("learning", "stats", "--json")
     assert stats.code == 0
     assert {r["id"]: r["injected"] for r in stats.json()["learnings"]} == {"L-0001": 0, "L-0002": 0}
+    client = dashboard(store)
+    assert client.get("/api/learnings/L-0001").json()["injections"] == []
+    settle(client)
 
 
 # --- anchor paths the file system cannot look up (item 18) -----------------------------
