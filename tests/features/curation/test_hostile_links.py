@@ -189,6 +189,19 @@ def test_an_anchor_path_out_of_the_repository_is_reported_and_never_read(
         assert "../outside" not in outcome.out, args
 
 
+def test_import_never_reads_a_rule_file_that_links_outside(
+    store: Path, orbit: CliRunner, outside: Path
+) -> None:
+    """A committed CLAUDE.md linked to the user's own notes would turn them into learnings
+    that the next commit publishes."""
+    (outside / "notes.md").write_text("# Private\n\n- The staging password is hunter2\n")
+    (store / "CLAUDE.md").symlink_to("../outside/notes.md")
+    refused = orbit("learning", "import", "CLAUDE.md", "--apply")
+    assert refused.code == 1 and "CLAUDE.md leads outside the repository" in refused.err
+    assert "hunter2" not in refused.out + refused.err
+    assert sorted(p.name for p in (store / ".orbit/learnings").glob("L-*")) == ["L-0001", "L-0002"]
+
+
 def test_cited_code_that_now_links_outside_is_never_shown(
     store: Path, orbit: CliRunner, outside: Path
 ) -> None:
