@@ -118,22 +118,60 @@ def repo_file(
 
     target = os.path.abspath(os.fspath(path))
     shown = name or os.path.relpath(target, os.path.abspath(within))
-    real = os.path.realpath(target)
-    root = os.path.realpath(within)
+    root = _real_root(within)
+    try:
+        real, mode = _walk_without_links(target, within, root)
+    except OSError as exc:  # ENAMETOOLONG, ELOOP on the way down
+        raise OrbitError(f"{shown}: {exc.strerror or exc}") from None
     if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
         place = _PLACES.get(os.path.basename(root), "the repository")
         raise OrbitError(f"{shown} leads outside {place} (to {real}); orbit does not follow it")
-    try:
-        info = os.lstat(real)
-    except (FileNotFoundError, NotADirectoryError):
-        return real
-    except OSError as exc:  # ENAMETOOLONG, ELOOP
-        raise OrbitError(f"{shown}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(info.st_mode):  # realpath leaves a link it cannot resolve: a loop
+    if mode is None:
+        return real  # missing: the caller's open says so
+    if stat.S_ISLNK(mode):  # realpath leaves a link it cannot resolve: a loop
         raise OrbitError(f"{shown} is a symbolic link loop")
-    if not (stat.S_ISDIR if folder else stat.S_ISREG)(info.st_mode):
+    if not (stat.S_ISDIR if folder else stat.S_ISREG)(mode):
         raise OrbitError(f"{shown} is not a {'folder' if folder else 'regular file'}")
     return real
+
+
+_REAL_ROOTS: dict[str, str] = {}
+
+
+def _real_root(within: str) -> str:
+    """`within` with its links resolved, once per process (a repository does not move)."""
+    known = _REAL_ROOTS.get(within)
+    if known is None:
+        known = _REAL_ROOTS[within] = os.path.realpath(within)
+    return known
+
+
+def _walk_without_links(target: str, within: str, root: str) -> tuple[str, int | None]:
+    """The real path of `target` and its lstat mode (None when missing). The common case,
+    a path below `within` without a link, costs one lstat per step below `within`
+    (`os.path.realpath` would lstat every step from `/`); a link anywhere falls back
+    to realpath."""
+    import stat
+
+    relative = os.path.relpath(target, os.path.abspath(within))
+    parts = relative.split(os.sep)
+    here = root
+    if relative != "." and ".." not in parts:
+        for part in parts:
+            here = os.path.join(here, part)
+            try:
+                mode = os.lstat(here).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return os.path.join(root, relative), None
+            if stat.S_ISLNK(mode):
+                break
+        else:
+            return here, mode
+    real = os.path.realpath(target)
+    try:
+        return real, os.lstat(real).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return real, None
 
 
 def open_repo_file(path: str | os.PathLike[str], *, within: str, name: str | None = None) -> int:
