@@ -21,7 +21,7 @@ from orbit_learnings.store.layout import (
     STATE_DIR,
     VOTES_FILE,
 )
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.workspace import Workspace, refuse_linked_store
 
 # --- migration ----------------------------------------------------------------
 
@@ -81,6 +81,7 @@ class InitReport:
 
 def init_store(root: Path) -> InitReport:
     """Create `.orbit/learnings/` and `.orbit/.gitignore`; harmless to run twice."""
+    refuse_linked_store(root)
     orbit = root / ORBIT_DIR
     created: list[str] = []
     learnings = orbit / LEARNINGS_DIR

@@ -139,17 +139,34 @@ def find_workspace(root: str | os.PathLike[str] | None = None, cwd: str | None =
         candidate = os.path.realpath(os.path.expanduser(os.fspath(explicit)))
         if not os.path.isdir(os.path.join(candidate, ORBIT_DIR)):
             raise WorkspaceNotFound(f"no {ORBIT_DIR}/ in {candidate}; {INIT_HINT}")
-        return Workspace(candidate)
+        return _own_store(candidate)
     start = os.path.realpath(cwd or os.getcwd())
     folder = start
     while True:
         if os.path.isdir(os.path.join(folder, ORBIT_DIR)):
-            return Workspace(folder)
+            return _own_store(folder)
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
     raise WorkspaceNotFound(f"no {ORBIT_DIR}/ found in {start} or any parent; {INIT_HINT}")
+
+
+def _own_store(folder: str) -> Workspace:
+    refuse_linked_store(folder)
+    return Workspace(folder)
+
+
+def refuse_linked_store(folder: str | os.PathLike[str]) -> None:
+    """Refuse a `.orbit` that is a committed link out of `folder`: every learning, state
+    file and `.gitignore` would then be read and written elsewhere. One lstat."""
+    orbit = os.path.join(os.fspath(folder), ORBIT_DIR)
+    if os.path.islink(orbit):
+        real = os.path.realpath(orbit)
+        if not _is_within(real, os.path.realpath(folder)):
+            raise OrbitError(
+                f"{orbit} is a link out of the repository (to {real}); orbit does not follow it"
+            )
 
 
 def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> str:

@@ -159,6 +159,20 @@ def test_export_never_removes_a_rule_file_it_did_not_write(store: Path, orbit: C
     assert (rules / "orbit-billing.mdc").is_file()  # what it did write is there
 
 
+def test_an_orbit_folder_linked_outside_is_never_used(
+    store: Path, orbit: CliRunner, outside: Path
+) -> None:
+    """A committed `.orbit` linked to another folder once took every learning, state file
+    and `.gitignore` orbit writes there."""
+    shutil.move(store / ".orbit", outside / "store")
+    (store / ".orbit").symlink_to("../outside/store")
+    before = sorted(str(p.relative_to(outside)) for p in outside.rglob("*"))
+    for args in (("learning", "add", "--summary", "A third lesson", "--tag", "x"), ("init",)):
+        refused = orbit(*args)
+        assert refused.code == 1 and ".orbit is a link out of the repository" in refused.err, args
+    assert sorted(str(p.relative_to(outside)) for p in outside.rglob("*")) == before
+
+
 @pytest.mark.parametrize("agent", ["claude-code", "cursor", "gemini"])
 def test_hooks_install_never_writes_an_agents_settings_through_a_link_outside(
     store: Path, orbit: CliRunner, outside: Path, agent: str
