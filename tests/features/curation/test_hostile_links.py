@@ -293,7 +293,8 @@ def test_an_anchor_path_of_300_characters_is_reported_and_skipped(
         outcome = orbit(*args)
         assert outcome.code in (0, 1) and "unexpected" not in outcome.err, (args, outcome.err)
     client = dashboard(store)
-    assert client.get("/api/learnings/L-0003").status_code in (200, 404)
+    detail = client.get("/api/learnings/L-0003")  # an invalid record, said in one line
+    assert detail.status_code == 404 and "anchors[0].path must be" in detail.json()["error"]
     assert client.get("/api/learnings").status_code == 200
     settle(client)
 
