@@ -76,8 +76,20 @@ def report_failure(exc: BaseException, *, debug: bool) -> int:
         for line in [str(p) for p in problems] if problems else [exc.message]:
             error(line)  # every invalid file at once, each `file:line: what is wrong`
         return exc.exit_code
+    if isinstance(exc, OSError) and _refused_by_the_file_system(exc):
+        where = exc.filename or "a file"
+        error(f"cannot write {where}: {exc.strerror} (a read-only checkout? reading still works)")
+        return 1
     error(f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)")
     return 3
+
+
+def _refused_by_the_file_system(exc: OSError) -> bool:
+    """A write refused by the file system (a read-only checkout, a CI cache, a mounted
+    volume) is the user's situation, not orbit's bug: one line, exit 1."""
+    import errno
+
+    return exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def render_list(result: Result, *, json_out: bool) -> None:

@@ -85,11 +85,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:30]
 
 
-def parse_file(path: Path, display: str) -> SourceFile:
+def parse_file(path: Path, display: str, root: str) -> SourceFile:
+    """The candidates of one rule file of the repository at `root`: a file that links
+    outside it, or is a FIFO or a device, is refused before it is read."""
+    from orbit_learnings.store.fileops import read_repo_text
     from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load  # strict first
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_repo_text(path, within=root, name=display)
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or "not UTF-8 text"
         raise UsageError(f"cannot read {display}: {reason}") from None
@@ -127,7 +130,7 @@ def plan_import(ws: Workspace, files: list[Path]) -> ImportPlan:
     plan = ImportPlan()
     for path in files:
         display = ws.relative(path)
-        source = parse_file(path, display)
+        source = parse_file(path, display, ws.root_dir)
         for candidate in source.candidates:
             candidate.duplicate_of = duplicate_of(ws, candidate)
         plan.files.append(source)

@@ -116,17 +116,28 @@ class StaleCache:
             self._worker.start()
 
     def _run(self) -> None:
-        while True:
+        """Recompute until the key holds still. Whatever goes wrong, the worker is
+        released and the waiters woken: a thread that died holding `_worker` once left
+        the page saying "checking…" forever."""
+        key = ""
+        try:
+            while True:
+                with self._lock:
+                    key = self._wanted
+                view = _compute(self.ws, key, self._known)
+                _save(self.ws, view)
+                with self._lock:
+                    self._known = view
+                    if self._wanted == key:
+                        return
+        except Exception as exc:  # a background thread has no caller to tell
             with self._lock:
-                key = self._wanted
-            view = _compute(self.ws, key, self._known)
-            _save(self.ws, view)
+                kept = self._known.reasons if self._known is not None else {}
+                self._known = StaleView(kept, key, error=f"staleness could not be computed: {exc}")
+        finally:
             with self._lock:
-                self._known = view
-                if self._wanted == key:
-                    self._worker = None
-                    self._done.set()
-                    return
+                self._worker = None
+                self._done.set()
 
 
 def _compute(ws: Workspace, key: str, previous: StaleView | None) -> StaleView:
@@ -168,23 +179,31 @@ def _path(ws: Workspace) -> str:
 
 
 def _load(ws: Workspace) -> StaleView | None:
-    try:
-        with open(_path(ws), encoding="utf-8") as handle:
-            data = json.load(handle)
+    from orbit_learnings.core.errors import OrbitError
+    from orbit_learnings.store.fileops import read_repo_text
+
+    try:  # a committed link to an outside file, /dev/zero or a FIFO is not known state
+        data = json.loads(read_repo_text(_path(ws), within=ws.state_path))
         reasons = {str(k): [str(r) for r in v] for k, v in data["reasons"].items()}
         return StaleView(reasons, str(data["key"]), error=data.get("error"))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # derived state: missing or damaged means "not known yet"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, OrbitError):
+        return None  # derived state: missing, damaged or refused means "not known yet"
 
 
 def _save(ws: Workspace, view: StaleView) -> None:
+    """Keep the report on disk. The file is derived and ours: a link or anything else
+    in its place is removed, never followed, and the report written beside the files."""
+    from orbit_learnings.core.errors import OrbitError
     from orbit_learnings.store.fileops import atomic_write_text
 
     payload = {"key": view.key, "reasons": view.reasons, "error": view.error}
+    path = _path(ws)
     try:
         os.makedirs(ws.state_path, exist_ok=True)
-        atomic_write_text(_path(ws), json.dumps(payload, sort_keys=True), durable=False)
-    except OSError:
+        if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+            os.unlink(path)
+        atomic_write_text(path, json.dumps(payload, sort_keys=True), durable=False)
+    except (OSError, OrbitError):
         pass  # a read-only state folder: the cache lives in memory only
 
 

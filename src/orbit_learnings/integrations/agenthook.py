@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.integrations.base import Check, Integration
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, find_workspace
@@ -159,6 +160,8 @@ class AgentHook(Integration):
             commands = hookfiles.commands_in(path, f"hook {self.name}")
         except ValueError:
             return [Check(label, "fail", f"{self.settings} is not valid JSON")]
+        except OrbitError as exc:  # a link out of the repository, a FIFO, a device
+            return [Check(label, "fail", exc.message)]
         if not commands:
             return [Check(label, "skip", f"no orbit entry in {self.settings}")]
         if not all(hookfiles.is_guarded(c) for c in commands):

@@ -15,13 +15,15 @@ hook fails.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.integrations.base import SetupReport
-from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.fileops import read_repo_text, write_repo_text
+from orbit_learnings.store.layout import ORBIT_DIR
 
 Handler = dict[str, Any]
 GUARD = "command -v orbit >/dev/null 2>&1 && {command} || true"
@@ -36,12 +38,32 @@ def is_guarded(command: str) -> bool:
     return command.startswith("command -v ") and command.rstrip().endswith("|| true")
 
 
+def repository_of(path: Path) -> str:
+    """The repository a settings file belongs to: the nearest folder above it holding
+    `.orbit` (the file's own folder when none does). Its links may not lead out of it."""
+    start = Path(os.path.abspath(path)).parent
+    for folder in (start, *start.parents):
+        if (folder / ORBIT_DIR).is_dir():
+            return str(folder)
+    return str(start)
+
+
+def read_settings(path: Path) -> str | None:
+    """The settings file's text, None when there is none. A committed link to the user's
+    own settings (~/.claude/settings.json), to /dev/zero or a FIFO is refused."""
+    try:
+        return read_repo_text(path, within=repository_of(path), name=str(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
 def load(path: Path) -> dict[str, Any]:
     """The settings as a JSON object; a broken file is refused, never overwritten."""
-    if not path.exists():
+    text = read_settings(path)
+    if text is None:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        data = json.loads(text or "{}")
     except ValueError as exc:
         raise OrbitError(f"{path}: not valid JSON ({exc}); fix it before installing") from None
     if not isinstance(data, dict):
@@ -95,7 +117,8 @@ def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nest
 def write_if_changed(path: Path, before: dict[str, Any], after: dict[str, Any]) -> bool:
     if before == after and path.exists():
         return False
-    atomic_write_text(path, json.dumps(after, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
+    write_repo_text(path, text, within=repository_of(path), name=str(path))
     return True
 
 
@@ -147,9 +170,10 @@ def uninstall(path: Path, markers: tuple[str, ...], *, nested: bool) -> SetupRep
 
 def commands_in(path: Path, marker: str) -> list[str]:
     """Every command in the file that runs `marker` in any form (ValueError if not JSON)."""
-    if not path.exists():
+    text = read_settings(path)
+    if text is None:
         return []
-    data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    data = json.loads(text or "{}")
     hooks = data.get("hooks") if isinstance(data, dict) else None
     found: list[str] = []
     for entries in hooks.values() if isinstance(hooks, dict) else []:

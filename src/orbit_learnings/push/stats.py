@@ -8,10 +8,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.timestamps import format_ts
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.layout import INJECTIONS_FILE
 from orbit_learnings.store.workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 @dataclass
@@ -67,11 +72,21 @@ def read_injections(ws: Workspace) -> list[dict[str, object]]:
     """Rows of `.orbit/state/injections.jsonl`; a torn or foreign line is skipped."""
     rows: list[dict[str, object]] = []
     try:
-        with open(injections_path(ws), encoding="utf-8") as handle:
+        with open_injections(ws) as handle:
             rows = [row for line in handle if (row := injection_row(line)) is not None]
-    except FileNotFoundError:
-        pass
+    except (FileNotFoundError, NotADirectoryError, OrbitError):
+        pass  # derived state: none, or a committed link `check` reports, means no injections
     return rows
+
+
+def open_injections(ws: Workspace) -> TextIO:
+    """The injection log for reading, line by line (it grows with every hook call). A
+    link out of `.orbit/state`, a FIFO or a device in its place is refused (OrbitError)
+    before anything is read: a committed link must not feed `stats` another file."""
+    from orbit_learnings.store.fileops import open_repo_file
+
+    fd = open_repo_file(injections_path(ws), within=ws.state_path)
+    return open(fd, encoding="utf-8", errors="replace")
 
 
 def cutoff_for(days: int, now: datetime | None = None) -> str:

@@ -58,8 +58,12 @@ class AnchorState:
 
 def cited_signature(ws: Workspace, path: str) -> tuple[str, str]:
     """(current, storable) stat signature of a cited file, by the index's own rule: a file
-    written too recently to trust is stored poisoned, so its verdict is judged again."""
-    return file_signature(os.path.join(ws.root_dir, path))
+    written too recently to trust is stored poisoned, so its verdict is judged again.
+    A path the file system cannot even stat (a link loop, a name too long) is missing."""
+    try:
+        return file_signature(os.path.join(ws.root_dir, path))
+    except OSError:
+        return MISSING, MISSING
 
 
 def states_for(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.layout import CONFIG_FILE, GLOSSARY_FILE
+from orbit_learnings.store.layout import CONFIG_FILE, GLOSSARY_FILE, ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
 
 TYPE_CHECKING = False  # `typing` costs a hot command 2 ms: only the type checker imports it
@@ -30,11 +30,12 @@ def load(ws: Workspace) -> dict[str, Any]:
 
 
 def _mapping(ws: Workspace, name: str, expected: str) -> dict[str, Any]:
-    path = os.path.join(ws.root_dir, ".orbit", name)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
+    from orbit_learnings.store.fileops import read_repo_text
+
+    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    try:  # a committed link to ~/.aws/config or /dev/zero is refused, never read
+        text = read_repo_text(os.path.join(orbit, name), within=orbit, name=f"{ORBIT_DIR}/{name}")
+    except (FileNotFoundError, NotADirectoryError):
         return {}
     from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load
 

@@ -11,7 +11,7 @@ import os
 import time
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.layout import ORBIT_DIR
+from orbit_learnings.store.layout import ORBIT_DIR, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,6 +120,146 @@ def _open_regular(target: str) -> tuple[int, int]:
         os.close(fd)
         raise OrbitError(f"{target} is not a regular file")
     return fd, info.st_size
+
+
+# --- the one door to a file the repository provides ---------------------------------
+# A clone is input from strangers: a committed link may point at ~/.bashrc, /dev/zero or
+# a FIFO that blocks forever. Every file orbit reads or writes that a repository can
+# commit (config, glossary, state files, rule files, AGENTS.md, cited code) is opened
+# through `open_repo_file` or written through `write_repo_text`, both of which ask
+# `repo_file` first.
+
+
+_PLACES = {ORBIT_DIR: ORBIT_DIR, STATE_DIR: f"{ORBIT_DIR}/{STATE_DIR}"}
+
+
+def repo_file(
+    path: str | os.PathLike[str], *, within: str, name: str | None = None, folder: bool = False
+) -> str:
+    """The real location of `path`, which must stay inside the folder `within` (the
+    repository, or `.orbit` for orbit's own files) and, when it exists, be a regular file
+    (a folder, with `folder=True`).
+
+    A link leading outside, a link loop, a name too long for the file system, a FIFO, a
+    device or a folder is refused with one OrbitError naming the file (`name`, or the
+    path relative to `within`). A missing file is not refused: FileNotFoundError comes
+    from the open, as it would without the check.
+    """
+    import stat
+
+    target = os.path.abspath(os.fspath(path))
+    shown = name or os.path.relpath(target, os.path.abspath(within))
+    root = _real_root(within)
+    try:
+        real, mode = _walk_without_links(target, within, root)
+    except OSError as exc:  # ENAMETOOLONG, ELOOP on the way down
+        raise OrbitError(f"{shown}: {exc.strerror or exc}") from None
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        place = _PLACES.get(os.path.basename(root), "the repository")
+        raise OrbitError(f"{shown} leads outside {place} (to {real}); orbit does not follow it")
+    if mode is None:
+        return real  # missing: the caller's open says so
+    if stat.S_ISLNK(mode):  # realpath leaves a link it cannot resolve: a loop
+        raise OrbitError(f"{shown} is a symbolic link loop")
+    if not (stat.S_ISDIR if folder else stat.S_ISREG)(mode):
+        raise OrbitError(f"{shown} is not a {'folder' if folder else 'regular file'}")
+    return real
+
+
+_REAL_ROOTS: dict[str, str] = {}
+
+
+def _real_root(within: str) -> str:
+    """`within` with its links resolved, once per process (a repository does not move)."""
+    known = _REAL_ROOTS.get(within)
+    if known is None:
+        known = _REAL_ROOTS[within] = os.path.realpath(within)
+    return known
+
+
+def _walk_without_links(target: str, within: str, root: str) -> tuple[str, int | None]:
+    """The real path of `target` and its lstat mode (None when missing). The common case,
+    a path below `within` without a link, costs one lstat per step below `within`
+    (`os.path.realpath` would lstat every step from `/`); a link anywhere falls back
+    to realpath."""
+    import stat
+
+    relative = os.path.relpath(target, os.path.abspath(within))
+    parts = relative.split(os.sep)
+    here = root
+    if relative != "." and ".." not in parts:
+        for part in parts:
+            here = os.path.join(here, part)
+            try:
+                mode = os.lstat(here).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return os.path.join(root, relative), None
+            if stat.S_ISLNK(mode):
+                break
+        else:
+            return here, mode
+    real = os.path.realpath(target)
+    try:
+        return real, os.lstat(real).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return real, None
+
+
+def open_repo_file(path: str | os.PathLike[str], *, within: str, name: str | None = None) -> int:
+    """A read-only descriptor of a regular file inside `within` (see `repo_file`), opened
+    without following a link and without blocking, so a FIFO swapped in after the check
+    is still refused rather than waited on. The caller closes it."""
+    import stat
+
+    real = repo_file(path, within=within, name=name)
+    shown = name or os.path.relpath(os.path.abspath(os.fspath(path)), os.path.abspath(within))
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENAMETOOLONG):
+            raise OrbitError(f"{shown}: {exc.strerror}") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OrbitError(f"{shown} is not a regular file")
+    return fd
+
+
+def read_repo_text(
+    path: str | os.PathLike[str],
+    *,
+    within: str,
+    name: str | None = None,
+    limit: int = MAX_FILE_BYTES,
+    errors: str = "strict",
+) -> str:
+    """A repository-provided file's text, through `open_repo_file`, at most `limit` bytes
+    (more is refused, never half-read)."""
+    fd = open_repo_file(path, within=within, name=name)
+    chunks: list[bytes] = []
+    try:
+        size = 0
+        while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        shown = name or os.path.relpath(os.path.abspath(os.fspath(path)), os.path.abspath(within))
+        raise OrbitError(f"{shown} is larger than {limit} bytes; orbit does not read it")
+    return data.decode("utf-8", errors)
+
+
+def write_repo_text(
+    path: str | os.PathLike[str], text: str, *, within: str, name: str | None = None
+) -> str:
+    """Replace a repository file atomically at its real location: through a link only
+    when the link stays inside `within`, never over a FIFO, device or folder. Returns
+    the real path written."""
+    real = repo_file(path, within=within, name=name)
+    atomic_write_text(real, text)
+    return real
 
 
 def remove_if_present(path: str) -> None:

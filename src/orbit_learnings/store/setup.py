@@ -11,7 +11,7 @@ from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.allocation import store_lock
 from orbit_learnings.store.bundles import learning_file, legacy_files
-from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.fileops import atomic_write_text, read_repo_text, write_repo_text
 from orbit_learnings.store.layout import (
     FEEDBACK_FILE,
     LEARNING_FILE,
@@ -21,7 +21,7 @@ from orbit_learnings.store.layout import (
     STATE_DIR,
     VOTES_FILE,
 )
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.workspace import Workspace, refuse_linked_store
 
 # --- migration ----------------------------------------------------------------
 
@@ -81,6 +81,7 @@ class InitReport:
 
 def init_store(root: Path) -> InitReport:
     """Create `.orbit/learnings/` and `.orbit/.gitignore`; harmless to run twice."""
+    refuse_linked_store(root)
     orbit = root / ORBIT_DIR
     created: list[str] = []
     learnings = orbit / LEARNINGS_DIR
@@ -92,13 +93,17 @@ def init_store(root: Path) -> InitReport:
         atomic_write_text(keep, "")
         created.append(f"{ORBIT_DIR}/{LEARNINGS_DIR}/.gitkeep")
     for name, text in ((".gitignore", GITIGNORE_TEXT), (".gitattributes", GITATTRIBUTES_TEXT)):
-        if not (orbit / name).exists():
-            atomic_write_text(orbit / name, text)
+        if _own_lines(orbit, name) is None:
+            write_repo_text(orbit / name, text, within=str(orbit), name=f"{ORBIT_DIR}/{name}")
             created.append(f"{ORBIT_DIR}/{name}")
-    ignore = orbit / ".gitignore"
-    lines = ignore.read_text(encoding="utf-8").splitlines()
+    lines = _own_lines(orbit, ".gitignore") or []
     if TEMP_PATTERN not in lines:  # stores made before temp files were ignored
-        atomic_write_text(ignore, "\n".join([*lines, TEMP_PATTERN]) + "\n")
+        write_repo_text(
+            orbit / ".gitignore",
+            "\n".join([*lines, TEMP_PATTERN]) + "\n",
+            within=str(orbit),
+            name=f"{ORBIT_DIR}/.gitignore",
+        )
         created.append(f"{ORBIT_DIR}/.gitignore ({TEMP_PATTERN})")
     if ensure_merge_attribute(root):  # stores made before the merge driver
         created.append(f"{ORBIT_DIR}/.gitattributes (merge={MERGE_DRIVER})")
@@ -108,12 +113,21 @@ def init_store(root: Path) -> InitReport:
 def ensure_merge_attribute(root: Path) -> bool:
     """Give `learning.yaml` the field-by-field merge driver in `.orbit/.gitattributes`;
     True when the line had to be added."""
-    attributes = root / ORBIT_DIR / ".gitattributes"
-    try:
-        lines = attributes.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        lines = []
+    orbit = root / ORBIT_DIR
+    lines = _own_lines(orbit, ".gitattributes") or []
     if MERGE_ATTRIBUTE in lines:
         return False
-    atomic_write_text(attributes, "\n".join([*lines, MERGE_ATTRIBUTE]) + "\n")
+    text = "\n".join([*lines, MERGE_ATTRIBUTE]) + "\n"
+    name = f"{ORBIT_DIR}/.gitattributes"
+    write_repo_text(orbit / ".gitattributes", text, within=str(orbit), name=name)
     return True
+
+
+def _own_lines(orbit: Path, name: str) -> list[str] | None:
+    """The lines of one of orbit's files in `.orbit/`, None when it does not exist. A link
+    out of `.orbit` (to ~/.bashrc, /dev/zero, a FIFO) is refused, never read or written."""
+    try:
+        text = read_repo_text(orbit / name, within=str(orbit), name=f"{ORBIT_DIR}/{name}")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return text.splitlines()

@@ -63,13 +63,26 @@ class Workspace:
         """Keep derived state in the user's cache instead: `.orbit/state/` cannot be written
         (a read-only checkout, a CI cache, a full disk), and reads must still answer."""
         import hashlib
+        import tempfile
 
         base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
         digest = hashlib.sha1(self.root_dir.encode(), usedforsecurity=False).hexdigest()[:16]
-        folder = os.path.join(base, "orbit-learnings", "state", digest)
-        os.makedirs(folder, exist_ok=True)
-        _RELOCATED[self.root_dir] = folder
-        return folder
+        private = os.path.join(tempfile.gettempdir(), f"orbit-learnings-{os.geteuid()}")
+        for top in (os.path.join(base, "orbit-learnings"), private):
+            folder = os.path.join(top, "state", digest)
+            try:  # a CI runner's HOME may be read-only too: then a private temp folder
+                os.makedirs(top, mode=0o700, exist_ok=True)
+                if top == private and not _owned_privately(top):
+                    continue
+                os.makedirs(folder, exist_ok=True)
+            except OSError:
+                continue
+            _RELOCATED[self.root_dir] = folder
+            return folder
+        raise OrbitError(
+            f"cannot write {os.path.join(ORBIT_DIR, STATE_DIR)}, the user cache {base}"
+            f" or {private}: orbit has nowhere to keep its index"
+        )
 
     @property
     def index_file(self) -> str:
@@ -126,17 +139,34 @@ def find_workspace(root: str | os.PathLike[str] | None = None, cwd: str | None =
         candidate = os.path.realpath(os.path.expanduser(os.fspath(explicit)))
         if not os.path.isdir(os.path.join(candidate, ORBIT_DIR)):
             raise WorkspaceNotFound(f"no {ORBIT_DIR}/ in {candidate}; {INIT_HINT}")
-        return Workspace(candidate)
+        return _own_store(candidate)
     start = os.path.realpath(cwd or os.getcwd())
     folder = start
     while True:
         if os.path.isdir(os.path.join(folder, ORBIT_DIR)):
-            return Workspace(folder)
+            return _own_store(folder)
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
     raise WorkspaceNotFound(f"no {ORBIT_DIR}/ found in {start} or any parent; {INIT_HINT}")
+
+
+def _own_store(folder: str) -> Workspace:
+    refuse_linked_store(folder)
+    return Workspace(folder)
+
+
+def refuse_linked_store(folder: str | os.PathLike[str]) -> None:
+    """Refuse a `.orbit` that is a committed link out of `folder`: every learning, state
+    file and `.gitignore` would then be read and written elsewhere. One lstat."""
+    orbit = os.path.join(os.fspath(folder), ORBIT_DIR)
+    if os.path.islink(orbit):
+        real = os.path.realpath(orbit)
+        if not _is_within(real, os.path.realpath(folder)):
+            raise OrbitError(
+                f"{orbit} is a link out of the repository (to {real}); orbit does not follow it"
+            )
 
 
 def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> str:
@@ -165,6 +195,19 @@ def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None
     if relative == ".":
         return ""
     return relative + "/" if trailing else relative
+
+
+def _owned_privately(folder: str) -> bool:
+    """A shared temp folder may hold another user's link or folder under our name: use
+    it only when it is a real folder of ours that no one else can write."""
+    import stat
+
+    info = os.lstat(folder)
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
 
 
 def _is_within(path: str, root: str) -> bool:
@@ -204,13 +247,13 @@ MAX_CITED_BYTES = 4 * 1024 * 1024
 
 def read_workspace_text(ws: Workspace, path: str) -> str | None:
     """A code file of the workspace (repo-relative path) as text, None when it is not a
-    regular file there. Undecodable bytes are replaced: a fingerprint needs lines, not
+    regular file inside the repository (a link out of it, a loop, a FIFO, a name too
+    long) or is too large. Undecodable bytes are replaced: a fingerprint needs lines, not
     a perfect decoding."""
+    from orbit_learnings.store.fileops import read_repo_text
+
     full = os.path.join(ws.root_dir, path)
     try:
-        if os.path.getsize(full) > MAX_CITED_BYTES or not os.path.isfile(full):
-            return None
-        with open(full, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
+        return read_repo_text(full, within=ws.root_dir, limit=MAX_CITED_BYTES, errors="replace")
+    except (OSError, OrbitError):
         return None

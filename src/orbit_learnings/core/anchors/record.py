@@ -24,6 +24,22 @@ _FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+MAX_PATH_CHARS = 1024  # a cited file's path; file systems refuse longer ones anyway
+MAX_NAME_BYTES = 255  # one folder or file name, as every common file system bounds it
+
+
+def is_repository_path(path: str) -> bool:
+    """Whether an anchor's path can only name a file inside the repository: relative, no
+    `..` step out of it, no NUL, and short enough that the file system can look it up
+    (a 300-character name once made `check --stale` exit with "File name too long")."""
+    text = path.strip()
+    if not text or text.startswith(("/", "\\")) or "\x00" in text or len(text) > MAX_PATH_CHARS:
+        return False
+    parts = text.replace("\\", "/").split("/")
+    too_long = any(len(p.encode("utf-8", "replace")) > MAX_NAME_BYTES for p in parts)
+    return ".." not in parts and not too_long
+
+
 class Anchor:
     """One citation: `path` lines `start`-`end` (1-based, inclusive) as recorded on `recorded`."""
 
@@ -167,7 +183,7 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
         return None, [("", f"{where} must be a mapping with path, lines and fingerprint")]
     problems: list[tuple[str, str]] = []
     path = data.get("path")
-    if not isinstance(path, str) or not path.strip() or path.startswith("/"):
+    if not isinstance(path, str) or not is_repository_path(path):
         problems.append(("path", f"{where}.path must be a repository-relative file path"))
     try:
         start, end = parse_lines(data.get("lines"), context=f"{where}.lines")

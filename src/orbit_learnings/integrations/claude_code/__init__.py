@@ -61,6 +61,7 @@ class ClaudeCode(Integration):
 def _hook_check(ws: Workspace) -> Check:
     import json as json_module
 
+    from orbit_learnings.core.errors import OrbitError
     from orbit_learnings.integrations import hookfiles
     from orbit_learnings.integrations.claude_code import setup
 
@@ -68,9 +69,12 @@ def _hook_check(ws: Workspace) -> Check:
     path = ws.root / setup.SETTINGS
     try:
         commands = setup.hook_commands(ws.root)
-        data = json_module.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        text = hookfiles.read_settings(path)
+        data = json_module.loads(text) if text is not None else {}
     except ValueError:
         return Check(name, "fail", f"{setup.SETTINGS} is not valid JSON")
+    except OrbitError as exc:  # a link out of the repository, a FIFO, a device
+        return Check(name, "fail", exc.message)
     if not commands:
         return Check(
             name, "warn", f"no orbit entry in {setup.SETTINGS}; run `orbit hooks install --claude`"

@@ -10,12 +10,13 @@ is removed only if it is still exactly what we wrote.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from orbit_learnings.integrations import hookfiles
 from orbit_learnings.integrations.base import SetupReport
-from orbit_learnings.store.fileops import atomic_write_text
+from orbit_learnings.store.fileops import read_repo_text, repo_file, write_repo_text
 
 HOOK_COMMAND = "orbit hook claude-code"
 HOOK_MARKER = "hook claude-code"
@@ -144,10 +145,11 @@ def _reflects(root: Path) -> bool:
 
 
 def install_skill(root: Path) -> bool:
-    path = root / SKILL
-    if path.exists():
+    """Write the skill once; through a committed `.claude` link only inside the repository."""
+    real = repo_file(root / SKILL, within=str(root), name=str(SKILL))
+    if os.path.exists(real):
         return False
-    atomic_write_text(path, SKILL_TEXT)
+    write_repo_text(real, SKILL_TEXT, within=str(root), name=str(SKILL))
     return True
 
 
@@ -155,8 +157,8 @@ def uninstall(root: Path, command: str | None = None) -> SetupReport:
     report = hookfiles.uninstall(root / SETTINGS, _markers(command), nested=True)
     report.changed[:] = [str(SETTINGS)] if report.changed else []
     report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
-    skill = root / SKILL
-    if skill.exists() and skill.read_text(encoding="utf-8") == SKILL_TEXT:
+    skill = Path(repo_file(root / SKILL, within=str(root), name=str(SKILL)))
+    if skill.exists() and read_repo_text(skill, within=str(root), name=str(SKILL)) == SKILL_TEXT:
         skill.unlink()
         for folder in (skill.parent, skill.parent.parent):
             if folder.exists() and not any(folder.iterdir()):

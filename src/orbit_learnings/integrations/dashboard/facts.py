@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Iterable
 
+from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.index.freshness import current_signatures, is_racy
 from orbit_learnings.push import usage
 from orbit_learnings.push.stats import cutoff_for, injection_row, injections_path
@@ -109,7 +110,13 @@ class InjectionLog:
             self._read_from(path)
 
     def _read_from(self, path: str) -> None:
-        with open(path, "rb") as handle:
+        from orbit_learnings.store.fileops import open_repo_file
+
+        try:  # a committed link out of `.orbit/state` is never read (`check` reports it)
+            fd = open_repo_file(path, within=self.ws.state_path)
+        except (OSError, OrbitError):
+            return
+        with open(fd, "rb") as handle:
             handle.seek(self._offset)
             chunk = handle.read()
         end = chunk.rfind(b"\n") + 1  # a torn last line is read once it is complete
