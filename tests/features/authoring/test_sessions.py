@@ -198,3 +198,26 @@ def test_a_review_file_that_is_not_an_api_answer_is_one_clear_error(
     refused = orbit("learning", "extract", "--review", str(bad))
     assert refused.code == 1 and "JSON array" in refused.err
     assert orbit("learning", "extract").code == 2
+
+
+def test_the_teams_prompt_is_used_and_a_linked_one_is_refused(
+    workspace: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    script = tmp_path / "echo_prompt.py"
+    script.write_text(
+        "import json, sys\n"
+        "prompt = sys.stdin.read()\n"
+        "assert prompt.startswith('OUR TEAM PROMPT'), prompt[:40]\n"
+        "print(json.dumps([{'moment': 0, 'summary': 'Team prompt used'}]))\n"
+    )
+    own = workspace / ".orbit/extract-prompt.md"
+    own.write_text("OUR TEAM PROMPT\n")
+    command = f"{sys.executable} {script}"
+    made = orbit("learning", "extract", CLAUDE, "--with", command, "--json").json()["drafts"]
+    assert [d["summary"] for d in made] == ["Team prompt used"]
+    own.unlink()
+    secret = tmp_path / "secret.md"
+    secret.write_text("OUR TEAM PROMPT but outside\n")
+    own.symlink_to(secret)
+    refused = orbit("learning", "extract", CODEX, "--with", command)
+    assert refused.code == 1 and "extract-prompt.md" in refused.err

@@ -28,10 +28,15 @@ MAX_PROMPT_BYTES = 64 << 10
 def prompt_text(orbit_dir: str | None) -> str:
     """The team's prompt when it has one, else the packaged default."""
     if orbit_dir:
+        from orbit_learnings.store.fileops import read_repo_text
+
         own = os.path.join(orbit_dir, PROMPT_FILE)
-        if os.path.isfile(own) and not os.path.islink(own):
-            with open(own, encoding="utf-8", errors="replace") as handle:
-                return handle.read(MAX_PROMPT_BYTES)
+        try:  # a committed file: read through the guarded door, inside .orbit only
+            return read_repo_text(
+                own, within=orbit_dir, name=f".orbit/{PROMPT_FILE}", limit=MAX_PROMPT_BYTES
+            )
+        except FileNotFoundError:
+            pass
     files = resources.files("orbit_learnings.curation.capture")
     return files.joinpath("prompt.md").read_text(encoding="utf-8")
 
