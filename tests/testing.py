@@ -120,3 +120,9 @@ def wait_until_settled(root: Path) -> None:
     stamps = [p.stat().st_ctime_ns for p in (root / ".orbit" / "learnings").rglob("*")]
     while any(is_racy(stamp, time.time_ns()) for stamp in stamps):
         time.sleep(0.01)
+
+
+def as_teammate(command: str) -> str:
+    """An installed agent entry as a teammate's checkout runs it: the installer's own
+    `orbit` (recorded when installed from a venv) is not on that machine."""
+    return command.replace(str(ORBIT_BIN), "/nowhere/.venv/bin/orbit")

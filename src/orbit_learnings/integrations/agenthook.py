@@ -129,7 +129,7 @@ class AgentHook(Integration):
     ) -> SetupReport:
         from orbit_learnings.integrations import hookfiles
 
-        entry = command or hookfiles.guarded(self.command)
+        entry = command or hookfiles.entry(self.command)
         return hookfiles.install(
             self.settings_path(ws),
             self.wanted(entry, prompt=prompt),

@@ -9,13 +9,18 @@ ours. An entry is ours when its command runs `orbit hook NAME`. Two layouts exis
 
 The command written is guarded so that a teammate without orbit on PATH gets a silent
 success, never a failing hook: some agents (Copilot CLI) deny the tool call when a
-hook fails.
+hook fails. When the `orbit` running `hooks install` is not the one PATH finds (a project
+venv, the usual way to try a Python tool), the entry runs that `orbit` first, by its
+absolute path, and falls back to PATH: the agent's own PATH rarely holds the venv, and a
+teammate whose checkout lacks that path still gets the PATH form or a silent success.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,13 +34,43 @@ Handler = dict[str, Any]
 GUARD = "command -v orbit >/dev/null 2>&1 && {command} || true"
 
 
+LOCAL = "if [ -x {orbit} ]; then {orbit} {args}; else {guarded}; fi"
+
+
 def guarded(command: str) -> str:
     """A shell command that exits 0 and prints nothing when orbit is not installed."""
     return GUARD.format(command=command)
 
 
+def entry(command: str) -> str:
+    """What `hooks install` writes for `orbit ...`: this install's own `orbit` first when
+    PATH would find another one or none (a venv), else the PATH form; guarded either way."""
+    import shutil
+    import sys
+
+    own = os.path.join(os.path.dirname(sys.executable), "orbit")
+    on_path = shutil.which("orbit")
+    if not os.access(own, os.X_OK) or (
+        on_path and os.path.realpath(on_path) == os.path.realpath(own)
+    ):
+        return guarded(command)
+    args = command.removeprefix("orbit ")
+    return LOCAL.format(orbit=shlex.quote(own), args=args, guarded=guarded(command))
+
+
+def _local_form(command: str) -> re.Pattern[str]:
+    """Any `entry` written for `command` from some install's orbit (another venv too)."""
+    args = re.escape(command.removeprefix("orbit "))
+    path = r"(?P<orbit>'[^']+'|\S+)"
+    body = rf"if \[ -x {path} \]; then (?P=orbit) {args}; else {re.escape(guarded(command))}; fi"
+    return re.compile(body)
+
+
 def is_guarded(command: str) -> bool:
-    return command.startswith("command -v ") and command.rstrip().endswith("|| true")
+    text = command.rstrip()
+    if text.startswith("if [ -x ") and text.endswith("|| true; fi"):
+        return True
+    return command.startswith("command -v ") and text.endswith("|| true")
 
 
 def repository_of(path: Path) -> str:
@@ -84,12 +119,14 @@ def ours(commands: tuple[str, ...]) -> Callable[[object], bool]:
     Exact, so that an entry a user wrote around orbit (say, with an extra flag) is theirs.
     """
     wanted = {c.strip() for c in commands}
+    local = [_local_form(c) for c in wanted if c.startswith("orbit ")]
 
     def test(handler: object) -> bool:
         if not isinstance(handler, dict):
             return False
         texts = [handler.get(k) for k in ("command", "bash", "powershell")]
-        return any(isinstance(t, str) and t.strip() in wanted for t in texts)
+        strings = [t.strip() for t in texts if isinstance(t, str)]
+        return any(t in wanted or any(p.fullmatch(t) for p in local) for t in strings)
 
     return test
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import ORBIT_BIN, REPO, CliRunner
+from tests.testing import ORBIT_BIN, REPO, CliRunner, as_teammate
 
 FIXTURES = REPO / "tests/fixtures/agents"
 WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
@@ -108,12 +108,36 @@ def test_each_documented_payload_gets_the_learning_in_the_agents_own_field(
 
 @pytest.mark.parametrize("agent", list(AGENTS))
 def test_the_installed_entry_is_silent_without_orbit(
-    scoped: Path, orbit: CliRunner, agent: str
+    scoped: Path, orbit: CliRunner, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A teammate whose machine has neither the installer's orbit nor one on PATH."""
     settings_file, event, key, payloads, _, _ = AGENTS[agent]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # the install records its own orbit
     orbit("hooks", "install", agent)
     command = first_command(json.loads((scoped / settings_file).read_text()), event, key=key)
+    command = as_teammate(command)
     assert run(command, fixture(payloads[0], scoped, "s"), scoped, WITHOUT_ORBIT) == (0, "", "")
+
+
+@pytest.mark.parametrize("agent", list(AGENTS))
+def test_an_install_from_a_venv_delivers_with_orbit_off_the_path(
+    scoped: Path, orbit: CliRunner, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.venv/bin/orbit hooks install`: the agent's PATH has no orbit, the entry still runs
+    the venv's (before, the guard made it answer nothing, exit 0, and doctor said ok)."""
+    settings_file, event, key, payloads, _, reader = AGENTS[agent]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert orbit("hooks", "install", agent).code == 0
+    command = first_command(json.loads((scoped / settings_file).read_text()), event, key=key)
+    assert str(ORBIT_BIN) in command
+    code, out, err = run(command, fixture(payloads[0], scoped, "v"), scoped, WITHOUT_ORBIT)
+    assert code == 0 and "L-0001" in reader(out), err
+    before = (scoped / settings_file).read_text()
+    assert orbit("hooks", "install", agent).code == 0
+    assert (scoped / settings_file).read_text() == before  # a second install adds nothing
+    assert orbit("hooks", "uninstall", agent).code == 0
+    left = scoped / settings_file
+    assert not left.exists() or str(ORBIT_BIN) not in left.read_text()
 
 
 @pytest.mark.parametrize("agent", list(AGENTS))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import ORBIT_BIN, REPO, CliRunner, run_orbit
+from tests.testing import ORBIT_BIN, REPO, CliRunner, as_teammate, run_orbit
 
 FIXTURES = REPO / "tests/fixtures/agents"
 
@@ -358,7 +358,7 @@ def test_the_installed_entry_is_silent_and_green_without_orbit(
 ) -> None:
     """A teammate without orbit, or Copilot CLI running the shared file: exit 0, no output."""
     orbit("hooks", "install", "--claude")
-    command = installed_command(scoped)
+    command = as_teammate(installed_command(scoped))
     bare = {**os.environ, "PATH": "/usr/bin:/bin"}
     assert shutil.which("orbit", path=bare["PATH"]) is None
     for stdin in (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import ORBIT_BIN, REPO, CliRunner
+from tests.testing import ORBIT_BIN, REPO, CliRunner, as_teammate
 
 FIXTURES = REPO / "tests/fixtures/agents"
 WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
@@ -78,7 +78,7 @@ def test_session_start_gets_the_note_and_the_entry_is_silent_without_orbit(store
     note = context(run(command, fixture("codex.SessionStart", store, "n"), store), "SessionStart")
     assert ".orbit/learnings" in note
     stdin = fixture("codex.PostToolUse.apply_patch", store, "n")
-    assert run(entry(store, "PostToolUse"), stdin, store, WITHOUT_ORBIT) == ""
+    assert run(as_teammate(entry(store, "PostToolUse")), stdin, store, WITHOUT_ORBIT) == ""
 
 
 def tool_call(root: Path, session: str, tool: str, command: str) -> str:

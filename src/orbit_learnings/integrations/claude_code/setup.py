@@ -128,7 +128,7 @@ def hook_commands(root: Path) -> list[str]:
 
 def install(root: Path, command: str | None = None, *, prompt: bool = True) -> SetupReport:
     path = root / SETTINGS
-    entry = command or hookfiles.guarded(HOOK_COMMAND)
+    entry = command or hookfiles.entry(HOOK_COMMAND)
     wanted = wanted_entries(entry, prompt=prompt, reflect=_reflects(root))
     report = hookfiles.install(path, wanted, _markers(command), nested=True)
     report.changed[:] = [str(SETTINGS)] if report.changed else []
