@@ -97,6 +97,20 @@ def read_text_prefix(
     return data.decode("utf-8"), size
 
 
+def regular_size(path: str | os.PathLike[str]) -> int:
+    """A file's size before a writer appends to it (0 when missing): a link, a FIFO or a
+    device there is refused, never written through."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return 0
+    if not stat.S_ISREG(info.st_mode):
+        raise OrbitError(f"{os.fspath(path)} is not a regular file; orbit does not write to it")
+    return info.st_size
+
+
 def open_regular(path: str | os.PathLike[str]) -> Any:
     """A regular file opened for reading in binary, as `read_regular_text` would open it:
     for the rare reader that streams a file past the bound (folding a busy sidecar)."""
