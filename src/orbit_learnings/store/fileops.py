@@ -70,15 +70,48 @@ def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     OrbitError naming it; a missing file raises FileNotFoundError, bad UTF-8
     UnicodeDecodeError, as `open` would.
     """
+    import stat
+
     target = os.fspath(path)
-    fd, size = _open_regular(target)
+    refuse_links(os.path.dirname(target))
     try:
-        if size > limit:
-            raise OrbitError(f"{target} is {size} bytes; a record is at most {limit}")
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OrbitError(f"{target} is a symbolic link; orbit does not follow links") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OrbitError(f"{target} is not a regular file")
+        if info.st_size > limit:
+            raise OrbitError(f"{target} is {info.st_size} bytes; a record is at most {limit}")
         data = os.read(fd, limit + 1)
     finally:
         os.close(fd)
     return data.decode("utf-8")
+
+
+def remove_if_present(path: str) -> None:
+    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def read_text_prefix(
@@ -134,28 +167,6 @@ def _open_regular(target: str) -> tuple[int, int]:
         os.close(fd)
         raise OrbitError(f"{target} is not a regular file")
     return fd, info.st_size
-
-
-def remove_if_present(path: str) -> None:
-    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-
-
-def fsync_dir(folder: str | os.PathLike[str]) -> None:
-    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def append_line(path: str | os.PathLike[str], line: str, *, durable: bool = True) -> None:
