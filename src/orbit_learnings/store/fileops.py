@@ -139,6 +139,8 @@ def regular_size(path: str | os.PathLike[str]) -> int:
         info = os.lstat(path)
     except FileNotFoundError:
         return 0
+    if stat.S_ISLNK(info.st_mode):
+        raise OrbitError(f"{os.fspath(path)} is a symbolic link; orbit does not follow links")
     if not stat.S_ISREG(info.st_mode):
         raise OrbitError(f"{os.fspath(path)} is not a regular file; orbit does not write to it")
     return info.st_size
