@@ -216,6 +216,9 @@ def read_votes(
     return votes, problems
 
 
+_writers_read = read_votes
+
+
 def refuse_long(task_id: str, model: str) -> None:
     """Task IDs and model names are short: a 600 KB one is refused where it comes in and
     where it is read, so it never takes the file past the bound."""
@@ -268,8 +271,10 @@ def summarise(learning_id: str, votes: list[Vote]) -> VoteSummary:
 
 
 def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
+    """A writer's read (an upvote's): bound at import, apart from `read_votes`, which the
+    index's lazy refresh looks up when it runs."""
     bundle = ws.bundle_dir(learning_id)
-    return read_votes(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
+    return _writers_read(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
 
 
 def record_vote(
