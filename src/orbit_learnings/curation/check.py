@@ -16,7 +16,6 @@ from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
 from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
-from orbit_learnings.store.allocation import legacy_files
 from orbit_learnings.store.feedback import oversized as oversized_feedback
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import (
@@ -93,7 +92,7 @@ def _content_problems(ws: Workspace) -> tuple[list[Problem], list[_Parsed]]:
             None,
             "layout",
         )
-        for p in legacy_files(ws)
+        for p in store.legacy_files(ws)
     ]
     links = _links(ws)
     read_problems: list[Problem] = []

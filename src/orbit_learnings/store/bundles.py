@@ -26,6 +26,7 @@ from orbit_learnings.store.allocation import (
     refuse_legacy_layout,
     store_lock,
 )
+from orbit_learnings.store.allocation import legacy_files as legacy_files  # setup and check
 from orbit_learnings.store.fileops import MAX_FILE_BYTES, atomic_write_text, read_regular_text
 from orbit_learnings.store.layout import LEARNING_FILE
 from orbit_learnings.store.workspace import Workspace

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.allocation import legacy_files, store_lock
-from orbit_learnings.store.bundles import learning_file
+from orbit_learnings.store.allocation import store_lock
+from orbit_learnings.store.bundles import learning_file, legacy_files
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.layout import (
     FEEDBACK_FILE,
