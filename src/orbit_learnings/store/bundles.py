@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,14 +227,10 @@ class Changes:
     priority: int | None = None
     add_evidence: Sequence[Evidence] = ()
     anchors: Sequence[Anchor] | None = None  # replaces the list; () removes every anchor
-    # Tags added to the ones the file holds when the lock is taken (the page's bulk
-    # add-tag): read and written under one lock, so two at once both land.
-    add_tags: Sequence[str] = ()
 
     def is_empty(self) -> bool:
         return (
-            not self.add_tags
-            and self.summary is None
+            self.summary is None
             and self.body is None
             and self.paths is None
             and self.tags is None
@@ -245,19 +241,25 @@ class Changes:
 
 
 def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
-    return update_reporting(ws, learning_id, changes)[0]
-
-
-def update_reporting(ws: Workspace, learning_id: str, changes: Changes) -> tuple[Learning, bool]:
-    """`update_learning`, saying whether the file changed (an added tag may be there)."""
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
+    learning = update_with(ws, learning_id, lambda current: changes)
+    assert learning is not None  # the changes are not empty
+    return learning
+
+
+def update_with(
+    ws: Workspace, learning_id: str, change: Callable[[Learning], Changes | None]
+) -> Learning | None:
+    """Read, modify and write one learning under the store lock: `change` sees the
+    learning as the lock found it, so two writers at once both land (the page's bulk
+    add-tag, `prune --follow-renames`, `anchors --fix`). None from it writes nothing."""
     with store_lock(ws):
         heal_before_write(ws, learning_id)
         current = read_learning(ws, learning_id)
-        changes = _with_added_tags(changes, current.tags) if changes.add_tags else changes
-        if changes.is_empty():
-            return current, False  # every added tag was there already: nothing to write
+        changes = change(current)
+        if changes is None or changes.is_empty():
+            return None
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
             changes.tags if changes.tags is not None else current.tags,
@@ -265,20 +267,7 @@ def update_reporting(ws: Workspace, learning_id: str, changes: Changes) -> tuple
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         check_content(summary, scope, anchored=bool(anchors))
-        return _edit(ws, learning_id, _edits_for(current, changes)), True
-
-
-def _with_added_tags(changes: Changes, current: Sequence[str]) -> Changes:
-    """`add_tags` as a full tag list over the tags read under the lock; a tag already
-    there (`#db` is `db`, compared without case) is not added twice."""
-    from dataclasses import replace
-
-    from orbit_learnings.core.scope import tag_name
-
-    tags = list(changes.tags if changes.tags is not None else current)
-    known = {tag_name(t).casefold() for t in tags}
-    fresh = [t for t in changes.add_tags if tag_name(t).casefold() not in known]
-    return replace(changes, tags=[*tags, *fresh] if fresh else changes.tags, add_tags=())
+        return _edit(ws, learning_id, _edits_for(current, changes))
 
 
 @dataclass(frozen=True)
