@@ -160,9 +160,10 @@ def rewrite_scope(ws: Workspace, learning_id: str, renames: Sequence[Rename]) ->
     (only the paths' lines change, comments stay); None when none of them is there any more."""
     from orbit_learnings.store import bundles as store
 
-    current = store.read_learning(ws, learning_id)
     mapping = {r.old: r.new for r in renames}
-    paths = [mapping.get(path.strip(), path) for path in current.paths]
-    if paths == list(current.paths):
-        return None
-    return store.update_learning(ws, learning_id, store.Changes(paths=paths))
+
+    def renamed(current: Learning) -> store.Changes | None:  # read under the store lock
+        paths = [mapping.get(path.strip(), path) for path in current.paths]
+        return None if paths == list(current.paths) else store.Changes(paths=paths)
+
+    return store.update_with(ws, learning_id, renamed)

@@ -8,11 +8,14 @@ claim, so two processes can never end up with the same ID.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from orbit_learnings.core import ids
+from orbit_learnings.core.errors import LegacyLayoutError
 from orbit_learnings.store.fileops import file_lock
-from orbit_learnings.store.layout import LEARNING_FILE
+from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR
+from orbit_learnings.store.layout import legacy_files as legacy_names
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -123,3 +126,23 @@ def clear_crash_leftovers(ws: Workspace, *, dry_run: bool = False) -> list[str]:
             return heal(ws, dry_run=dry_run)
     except OSError:
         return heal(ws, dry_run=True) if dry_run else []
+
+
+def legacy_files(ws: Workspace) -> list[Path]:
+    """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles,
+    by the same rule the index's scan applies (`layout.legacy_files`)."""
+    folder = ws.learnings_dir
+    if not folder.is_dir():
+        return []
+    others = [
+        entry.name
+        for entry in os.scandir(folder)
+        if entry.is_file() or (entry.name == LEGACY_SUPERSEDED_DIR and entry.is_dir())
+    ]
+    return [folder / name for name in legacy_names(str(folder), others)]
+
+
+def refuse_legacy_layout(ws: Workspace) -> None:
+    legacy = legacy_files(ws)
+    if legacy:
+        raise LegacyLayoutError.for_files(ws.relative(legacy[0]), len(legacy))

@@ -9,58 +9,33 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from orbit_learnings.core import ids, model
 from orbit_learnings.core.anchors.record import Anchor
-from orbit_learnings.core.errors import (
-    LegacyLayoutError,
-    NotFound,
-    OrbitError,
-    Problem,
-    UsageError,
-    ValidationFailed,
-)
+from orbit_learnings.core.errors import NotFound, OrbitError, Problem, UsageError, ValidationFailed
 from orbit_learnings.core.model import Evidence, Learning
 from orbit_learnings.core.scope import EMPTY, Scope
 from orbit_learnings.core.timestamps import now_iso
-from orbit_learnings.store.allocation import allocate_id, heal_before_write, store_lock
-from orbit_learnings.store.fileops import (
-    MAX_FILE_BYTES,
-    append_line,
-    atomic_write_text,
-    file_lock,
-    read_regular_text,
+from orbit_learnings.store.allocation import (
+    allocate_id,
+    heal_before_write,
+    refuse_legacy_layout,
+    store_lock,
 )
-from orbit_learnings.store.layout import LEARNING_FILE, LEGACY_SUPERSEDED_DIR, VOTES_FILE
-from orbit_learnings.store.layout import legacy_files as legacy_names
-from orbit_learnings.store.votes import Vote, VoteSummary, read_votes, summarise
+from orbit_learnings.store.allocation import legacy_files as legacy_files  # setup and check
+from orbit_learnings.store.fileops import MAX_FILE_BYTES, atomic_write_text, read_regular_text
+from orbit_learnings.store.layout import LEARNING_FILE
 from orbit_learnings.store.workspace import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.store.votes import Vote, VoteSummary
+
 # --- layout -------------------------------------------------------------------
-
-
-def legacy_files(ws: Workspace) -> list[Path]:
-    """Flat-layout files (`<id>.yaml`, `superseded/<id>.yaml`) that predate bundles,
-    by the same rule the index's scan applies (`layout.legacy_files`)."""
-    folder = ws.learnings_dir
-    if not folder.is_dir():
-        return []
-    others = [
-        entry.name
-        for entry in os.scandir(folder)
-        if entry.is_file() or (entry.name == LEGACY_SUPERSEDED_DIR and entry.is_dir())
-    ]
-    return [folder / name for name in legacy_names(str(folder), others)]
-
-
-def refuse_legacy_layout(ws: Workspace) -> None:
-    legacy = legacy_files(ws)
-    if legacy:
-        raise LegacyLayoutError.for_files(ws.relative(legacy[0]), len(legacy))
 
 
 def bundle_ids(ws: Workspace) -> list[str]:
@@ -133,8 +108,9 @@ def _text_of(ws: Workspace, learning_id: str, path: Path) -> str:
 
 
 def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
-    bundle = ws.bundle_dir(learning_id)
-    return read_votes(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
+    from orbit_learnings.store.votes import read_bundle_votes as read
+
+    return read(ws, learning_id)
 
 
 # --- writing ------------------------------------------------------------------
@@ -153,18 +129,13 @@ class NewLearning:
 
 
 def refuse_oversized(text: str, learning_id: str) -> None:
-    """The readers' bound, kept by every writer: a learning every read would then skip
-    (and `check` report) is refused before it is written, naming the size."""
+    """The readers' bound, kept by every writer: refused before it is written, not skipped."""
     size = len(text.encode("utf-8"))
     if size > MAX_FILE_BYTES:
         raise UsageError(
             f"body too long: {learning_id} would be {size} bytes, and a learning is at most"
             f" {MAX_FILE_BYTES}"
         )
-
-
-def _learning_lock(ws: Workspace, learning_id: str) -> Any:
-    return file_lock(ws.locks_dir / f"{learning_id}.lock")
 
 
 def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None:
@@ -257,14 +228,10 @@ class Changes:
     priority: int | None = None
     add_evidence: Sequence[Evidence] = ()
     anchors: Sequence[Anchor] | None = None  # replaces the list; () removes every anchor
-    # Tags added to the ones the file holds when the lock is taken (the page's bulk
-    # add-tag): read and written under one lock, so two at once both land.
-    add_tags: Sequence[str] = ()
 
     def is_empty(self) -> bool:
         return (
-            not self.add_tags
-            and self.summary is None
+            self.summary is None
             and self.body is None
             and self.paths is None
             and self.tags is None
@@ -275,19 +242,25 @@ class Changes:
 
 
 def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
-    return update_reporting(ws, learning_id, changes)[0]
-
-
-def update_reporting(ws: Workspace, learning_id: str, changes: Changes) -> tuple[Learning, bool]:
-    """`update_learning`, saying whether the file changed (an added tag may be there)."""
     if changes.is_empty():
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
+    learning = update_with(ws, learning_id, lambda current: changes)
+    assert learning is not None  # the changes are not empty
+    return learning
+
+
+def update_with(
+    ws: Workspace, learning_id: str, change: Callable[[Learning], Changes | None]
+) -> Learning | None:
+    """Read, modify and write one learning under the store lock: `change` sees the
+    learning as the lock found it, so two writers at once both land (the page's bulk
+    add-tag, `prune --follow-renames`, `anchors --fix`). None from it writes nothing."""
     with store_lock(ws):
         heal_before_write(ws, learning_id)
         current = read_learning(ws, learning_id)
-        changes = _with_added_tags(changes, current.tags)
-        if changes.is_empty():
-            return current, False  # every added tag was there already: nothing to write
+        changes = change(current)
+        if changes is None or changes.is_empty():
+            return None
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
             changes.tags if changes.tags is not None else current.tags,
@@ -295,24 +268,7 @@ def update_reporting(ws: Workspace, learning_id: str, changes: Changes) -> tuple
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         check_content(summary, scope, anchored=bool(anchors))
-        return _edit(ws, learning_id, _edits_for(current, changes)), True
-
-
-def _with_added_tags(changes: Changes, current: Sequence[str]) -> Changes:
-    """`add_tags` as a full tag list over the tags read under the lock; a tag already
-    there (`#db` is `db`, compared without case) is not added twice."""
-    if not changes.add_tags:
-        return changes
-    from dataclasses import replace
-
-    from orbit_learnings.core.scope import tag_name
-
-    tags = list(changes.tags if changes.tags is not None else current)
-    known = {tag_name(t).casefold() for t in tags}
-    fresh = [t for t in changes.add_tags if tag_name(t).casefold() not in known]
-    if not fresh:
-        return replace(changes, add_tags=())
-    return replace(changes, tags=[*tags, *fresh], add_tags=())
+        return _edit(ws, learning_id, _edits_for(current, changes))
 
 
 @dataclass(frozen=True)
@@ -448,53 +404,10 @@ def _check_supersede(old: Learning, new: Learning) -> None:
 
 
 def add_vote(ws: Workspace, learning_id: str, model_name: str, task_id: str) -> VoteSummary:
-    """Append a vote unless this (learning, model, task) already voted; idempotent.
+    """Append a vote unless this (learning, model, task) already voted; idempotent
+    (`votes.record_vote`, for a learning that exists)."""
+    from orbit_learnings.store.votes import record_vote
 
-    A file past `FOLD_AT` is folded first (`votes.fold_file`), so the file stays within
-    the readers' bound however many votes it counts; folding drops a row no reader
-    counts (a 600 KB task ID from before the bound), which git keeps."""
-    from orbit_learnings.core.timestamps import now_iso as stamp_now
-    from orbit_learnings.store.votes import FOLD_AT, FOLDED_MODEL, fold_file, refuse_long
-
-    model_name, task_id = model_name.strip(), task_id.strip()
-    if not model_name:
-        raise UsageError("--model must name the voting agent family, e.g. claude")
-    if not task_id:
-        raise UsageError("a vote needs --task: votes are anchored to a concrete task")
-    try:
-        refuse_long(task_id, model_name)
-    except ValueError as exc:
-        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
-    if model_name == FOLDED_MODEL:
-        raise UsageError(f"--model {FOLDED_MODEL} is kept for folded votes")
-    read_learning(ws, learning_id)
-    path = ws.bundle_dir(learning_id) / VOTES_FILE
-    with _learning_lock(ws, learning_id):
-        if sidecar_size(ws, path) > FOLD_AT:
-            fold_file(str(path), learning_id)
-        votes, problems = read_bundle_votes(ws, learning_id)
-        if problems:  # a damaged row is the author's to look at before more are added
-            raise ValidationFailed(problems)
-        vote = Vote(learning_id, model_name, task_id, stamp_now())
-        added = all(v.key != vote.key for v in votes)
-        if added:
-            append_line(path, vote.to_json())
-            votes.append(vote)
-    summary = summarise(learning_id, votes)
-    summary.added = added
-    return summary
-
-
-def sidecar_size(ws: Workspace, path: Path) -> int:
-    """A sidecar's size; a link, a FIFO or a device there is refused, never written through."""
-    import stat
-
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return 0
-    if stat.S_ISLNK(info.st_mode):
-        raise OrbitError(f"{ws.relative(path)} is a symbolic link; orbit does not follow links")
-    if not stat.S_ISREG(info.st_mode):
-        raise OrbitError(f"{ws.relative(path)} is not a regular file; orbit does not write to it")
-    return info.st_size
+    return record_vote(
+        ws, learning_id, model_name, task_id, learning=lambda: read_learning(ws, learning_id)
+    )

@@ -216,7 +216,7 @@ def record(
     ws: Workspace, learning_id: str, *, helpful: bool, task_id: str, model: str | None
 ) -> Confidence:
     from orbit_learnings.store import bundles as store
-    from orbit_learnings.store.fileops import append_line, file_lock
+    from orbit_learnings.store.fileops import append_line, file_lock, regular_size
     from orbit_learnings.store.votes import refuse_long
 
     if not task_id.strip():
@@ -235,7 +235,7 @@ def record(
     }
     path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
     with file_lock(ws.locks_dir / f"{learning_id}.lock"):
-        if store.sidecar_size(ws, path) > MAX_FILE_BYTES // 2:
+        if regular_size(path) > MAX_FILE_BYTES // 2:
             _fold(path, learning_id)
         append_line(path, json.dumps(row))
     return summarise(ws, learning_id)

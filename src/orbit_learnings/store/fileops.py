@@ -70,15 +70,48 @@ def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     OrbitError naming it; a missing file raises FileNotFoundError, bad UTF-8
     UnicodeDecodeError, as `open` would.
     """
+    import stat
+
     target = os.fspath(path)
-    fd, size = _open_regular(target)
+    refuse_links(os.path.dirname(target))
     try:
-        if size > limit:
-            raise OrbitError(f"{target} is {size} bytes; a record is at most {limit}")
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OrbitError(f"{target} is a symbolic link; orbit does not follow links") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OrbitError(f"{target} is not a regular file")
+        if info.st_size > limit:
+            raise OrbitError(f"{target} is {info.st_size} bytes; a record is at most {limit}")
         data = os.read(fd, limit + 1)
     finally:
         os.close(fd)
     return data.decode("utf-8")
+
+
+def remove_if_present(path: str) -> None:
+    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def read_text_prefix(
@@ -95,6 +128,22 @@ def read_text_prefix(
     if size > limit:
         data = data[: data.rfind(b"\n") + 1]
     return data.decode("utf-8"), size
+
+
+def regular_size(path: str | os.PathLike[str]) -> int:
+    """A file's size before a writer appends to it (0 when missing): a link, a FIFO or a
+    device there is refused, never written through."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return 0
+    if stat.S_ISLNK(info.st_mode):
+        raise OrbitError(f"{os.fspath(path)} is a symbolic link; orbit does not follow links")
+    if not stat.S_ISREG(info.st_mode):
+        raise OrbitError(f"{os.fspath(path)} is not a regular file; orbit does not write to it")
+    return info.st_size
 
 
 def open_regular(path: str | os.PathLike[str]) -> Any:
@@ -260,28 +309,6 @@ def write_repo_text(
     real = repo_file(path, within=within, name=name)
     atomic_write_text(real, text)
     return real
-
-
-def remove_if_present(path: str) -> None:
-    """Unlink a file that may already be gone (no contextlib import on the hot path)."""
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-
-
-def fsync_dir(folder: str | os.PathLike[str]) -> None:
-    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def append_line(path: str | os.PathLike[str], line: str, *, durable: bool = True) -> None:

@@ -26,7 +26,10 @@ from orbit_learnings.store.layout import VOTES_FILE
 
 TYPE_CHECKING = False  # `typing` costs the read path: only the type checker imports it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from orbit_learnings.store.workspace import Workspace
 
 FOLD_AT = MAX_FILE_BYTES // 2  # an upvote that finds the file this big folds it first
 KEEP_UNFOLDED = 100  # the newest rows stay as written: a repeated vote still counts once
@@ -213,6 +216,9 @@ def read_votes(
     return votes, problems
 
 
+_writers_read = read_votes
+
+
 def refuse_long(task_id: str, model: str) -> None:
     """Task IDs and model names are short: a 600 KB one is refused where it comes in and
     where it is read, so it never takes the file past the bound."""
@@ -262,3 +268,52 @@ class VoteSummary:
 def summarise(learning_id: str, votes: list[Vote]) -> VoteSummary:
     last = max((v.voted_at for v in votes), default=None)
     return VoteSummary(learning_id, sum(v.weight for v in votes), last)
+
+
+def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
+    """A writer's read (an upvote's): bound at import, apart from `read_votes`, which the
+    index's lazy refresh looks up when it runs."""
+    bundle = ws.bundle_dir(learning_id)
+    return _writers_read(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
+
+
+def record_vote(
+    ws: Workspace, learning_id: str, model: str, task_id: str, *, learning: Callable[[], object]
+) -> VoteSummary:
+    """Append a vote unless this (learning, model, task) already voted, under the
+    learning's lock; `learning()` raises when there is no such learning.
+
+    A file past `FOLD_AT` is folded first (`fold_file`), so the file stays within the
+    readers' bound however many votes it counts; folding drops a row no reader counts
+    (a 600 KB task ID from before the bound), which git keeps."""
+    from orbit_learnings.core.errors import UsageError, ValidationFailed
+    from orbit_learnings.core.timestamps import now_iso
+    from orbit_learnings.store.fileops import append_line, file_lock, regular_size
+
+    model, task_id = model.strip(), task_id.strip()
+    if not model:
+        raise UsageError("--model must name the voting agent family, e.g. claude")
+    if not task_id:
+        raise UsageError("a vote needs --task: votes are anchored to a concrete task")
+    try:
+        refuse_long(task_id, model)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
+    if model == FOLDED_MODEL:
+        raise UsageError(f"--model {FOLDED_MODEL} is kept for folded votes")
+    learning()
+    path = ws.bundle_dir(learning_id) / VOTES_FILE
+    with file_lock(ws.locks_dir / f"{learning_id}.lock"):
+        if regular_size(path) > FOLD_AT:
+            fold_file(str(path), learning_id)
+        votes, problems = read_bundle_votes(ws, learning_id)
+        if problems:  # a damaged row is the author's to look at before more are added
+            raise ValidationFailed(problems)
+        vote = Vote(learning_id, model, task_id, now_iso())
+        added = all(v.key != vote.key for v in votes)
+        if added:
+            append_line(path, vote.to_json())
+            votes.append(vote)
+    summary = summarise(learning_id, votes)
+    summary.added = added
+    return summary

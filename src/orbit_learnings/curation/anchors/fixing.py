@@ -8,8 +8,10 @@ human to re-read the lesson and re-record it with `update --anchor`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from orbit_learnings.core.anchors.locate import MOVED
+from orbit_learnings.core.model import Learning
 from orbit_learnings.retrieval.anchors import AnchorState
 from orbit_learnings.store import bundles
 from orbit_learnings.store.workspace import Workspace
@@ -45,14 +47,21 @@ def apply_moves(ws: Workspace, states: Sequence[AnchorState]) -> list[Move]:
         if state.state == MOVED:
             by_learning.setdefault(state.learning_id, []).append(state)
     for learning_id, moved in by_learning.items():
-        anchors = list(bundles.read_learning(ws, learning_id).anchors)
-        applied = []
-        for state in moved:  # the file may have changed since the index saw it
-            if state.position < len(anchors) and anchors[state.position] == state.anchor:
-                where = state.location
-                anchors[state.position] = state.anchor.moved_to(where.path, where.start, where.end)
-                applied.append(state)
-        if applied:
-            bundles.update_learning(ws, learning_id, bundles.Changes(anchors=anchors))
-            done += planned_moves(applied)
+        applied: list[AnchorState] = []
+        bundles.update_with(ws, learning_id, partial(_moved, moved=moved, applied=applied))
+        done += planned_moves(applied)
     return done
+
+
+def _moved(
+    current: Learning, *, moved: list[AnchorState], applied: list[AnchorState]
+) -> bundles.Changes | None:
+    """The anchors as read under the store lock, with each still-recorded move applied
+    (the file may have changed since the index saw it); None when none applies."""
+    anchors = list(current.anchors)
+    for state in moved:
+        if state.position < len(anchors) and anchors[state.position] == state.anchor:
+            where = state.location
+            anchors[state.position] = state.anchor.moved_to(where.path, where.start, where.end)
+            applied.append(state)
+    return bundles.Changes(anchors=anchors) if applied else None

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from orbit_learnings.core.errors import OrbitError, UsageError
 from orbit_learnings.core.ids import is_learning_id
+from orbit_learnings.core.model import Learning
 from orbit_learnings.core.scope import tag_name
 from orbit_learnings.integrations.dashboard.http import (
     FIELDS,
@@ -111,7 +112,13 @@ def add_tag(project: Workspace, learning_id: str, tag: str) -> dict[str, Any]:
     The current tags are read under the store lock, with the write: two bulk requests at
     once both land."""
     ws = for_id(project, learning_id)
-    _, changed = store.update_reporting(ws, learning_id, store.Changes(add_tags=[tag]))
+
+    def with_tag(current: Learning) -> store.Changes | None:
+        if tag_name(tag).casefold() in {tag_name(t).casefold() for t in current.tags}:
+            return None
+        return store.Changes(tags=[*current.tags, tag])
+
+    changed = store.update_with(ws, learning_id, with_tag) is not None
     return {"id": learning_id, "changed": [changed_file(ws, learning_id)] if changed else []}
 
 
