@@ -283,3 +283,29 @@ def test_an_agent_proposes_and_nothing_is_served_until_a_person_approves(
         )
 
     assert [r["id"] for r in run(workspace, list_again)["learnings"]] == [made["id"]]
+
+
+def test_the_server_stops_on_the_first_ctrl_c(workspace: Path) -> None:
+    """Measured on main: the first SIGINT was swallowed; only a second one, or Ctrl-D, ended
+    it. The 30 s is a hang guard, not a timing assertion."""
+    import signal
+    import subprocess
+
+    server = subprocess.Popen(
+        [str(ORBIT_BIN), "mcp"],
+        cwd=workspace,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    request = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write((json.dumps(request) + "\n").encode())
+    server.stdin.flush()
+    assert b'"id":1' in server.stdout.readline().replace(b" ", b"")  # serving, loop running
+    server.send_signal(signal.SIGINT)
+    try:
+        code = server.wait(timeout=30)
+    finally:
+        server.kill()
+    assert code == 130

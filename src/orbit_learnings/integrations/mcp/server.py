@@ -112,4 +112,18 @@ def build_server(
 
 
 def serve(ws: Workspace, *, dotted_names: bool = False) -> None:
+    stop_on_first_interrupt()
     build_server(ws, dotted_names=dotted_names).run("stdio")
+
+
+def stop_on_first_interrupt() -> None:
+    """Ctrl-C ends the server at once. The SDK's stdio reader sits in a worker thread
+    blocked on stdin, so the first KeyboardInterrupt only cancelled the event loop and
+    waited for a line that never came (it took two Ctrl-C, or Ctrl-D). A stdio server
+    holds nothing to flush: every store write is atomic and finished before it answers."""
+    import signal
+
+    def leave(signum: int, frame: object) -> None:
+        os._exit(130)  # the shell's code for "ended by SIGINT"
+
+    signal.signal(signal.SIGINT, leave)
