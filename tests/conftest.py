@@ -1,4 +1,12 @@
-"""Shared fixtures: isolated workspaces, an in-process CLI runner, a git repository.
+"""Shared fixtures: isolated workspaces, an in-process CLI runner, a git repository;
+and the `world` marker.
+
+World-sized tests build a piece of the world to run in: an environment from the package
+index (the pre-commit recipe), an install of this checkout (the CI recipe), Chromium (the
+dashboard's browser tests), hundreds of killed processes (crash injection), benchmark runs
+and the realistic evaluation. `make test` leaves them out (`-m "not world"`), `make
+test-all` and `.ci/run` run everything. Besides an explicit `@pytest.mark.world`, a test is
+world-sized by what it uses (`WORLD_FIXTURES`), so new tests of those kinds need no list.
 
 Plain helpers (the runners, `git`) live in `tests/testing.py`.
 """
@@ -11,33 +19,23 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.cli.state import STATE
-from tests.testing import EXAMPLE, CliRunner, git
+from tests.testing import EXAMPLE, CliRunner, git, isolate
+
+# Fixtures only a world-sized test asks for: a browser tab (tests/features/dashboard), a
+# commit of this checkout for a recipe to install (the pre-commit and CI recipes, tests/docs).
+WORLD_FIXTURES = frozenset({"browser", "page", "snapshot"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if WORLD_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.world)
 
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may read the developer's config or write to their HOME."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
-    monkeypatch.setenv("ORBIT_CREATED_BY", "tester")
-    monkeypatch.setenv("ORBIT_SEMANTIC", "0")  # BM25 alone, unless a test opts in to vectors
-    monkeypatch.setenv("COLUMNS", "200")
-    for name in (
-        "ORBIT_ROOT",
-        "ORBIT_DEBUG",
-        "ORBIT_SESSION_ID",
-        "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    STATE.root = None
-    STATE.debug = False
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture

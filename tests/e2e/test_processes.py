@@ -303,6 +303,7 @@ def bench_quick(*flags: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.world
 def test_benchmark_harness_smoke_run() -> None:
     """The harness must never rot; its timings are reported, never asserted."""
     result = bench_quick()
@@ -330,6 +331,7 @@ def test_benchmark_harness_smoke_run() -> None:
         assert result["stale"][key]["median_ms"] >= 0
 
 
+@pytest.mark.world
 def test_dashboard_benchmark_smoke_run() -> None:
     """`bench.py --dashboard` must not rot either; it reports, never asserts."""
     result = bench_quick("--dashboard")
@@ -339,6 +341,7 @@ def test_dashboard_benchmark_smoke_run() -> None:
         assert result[f"dashboard_{page}_after_change"]["median_ms"] >= 0
 
 
+@pytest.mark.world
 def test_read_paths_benchmark_smoke_run() -> None:
     """`bench.py --reads` (the search phases and the hot commands, version beside
     version) must not rot; it reports, never asserts."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.testing import REPO, git, run_orbit
+from tests.testing import REPO, copy_of, git, isolate, run_orbit
 
 SERVICE = '''"""Orders."""
 
@@ -35,23 +35,30 @@ class OrderService:
 HOOK_PAYLOAD = REPO / "tests/fixtures/agents/claude-code.PostToolUse.Read.json"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A git repo with src/orders/service.py and one learning citing the lines of
-    OrderService.update."""
-    root = tmp_path / "shop"
+    OrderService.update, built once: each test gets a copy (`repo`)."""
+    root = tmp_path_factory.mktemp("template") / "shop"
     (root / "src/orders").mkdir(parents=True)
     (root / "src/orders/service.py").write_text(SERVICE, encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    assert run_orbit("init", cwd=root).code == 0
-    added = run_orbit(
-        "learning", "add", "-s", "update must compare versions before saving", "--json",
-        "--anchor", "src/orders/service.py:8-12", cwd=root,
-    )  # fmt: skip
-    assert added.code == 0, added.err
-    assert json.loads(added.out)["id"] == "L-0001"
-    commit(root, "orders and the lesson on them")
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("home"))
+        git(root, "init", "-q", "-b", "main")
+        assert run_orbit("init", cwd=root).code == 0
+        added = run_orbit(
+            "learning", "add", "-s", "update must compare versions before saving", "--json",
+            "--anchor", "src/orders/service.py:8-12", cwd=root,
+        )  # fmt: skip
+        assert added.code == 0, added.err
+        assert json.loads(added.out)["id"] == "L-0001"
+        commit(root, "orders and the lesson on them")
     return root
+
+
+@pytest.fixture
+def repo(shop: Path, tmp_path: Path) -> Path:
+    return copy_of(shop, tmp_path / "shop")
 
 
 def commit(root: Path, message: str) -> None:
