@@ -4,9 +4,10 @@ and the `world` marker.
 World-sized tests build a piece of the world to run in: an environment from the package
 index (the pre-commit recipe), an install of this checkout (the CI recipe), Chromium (the
 dashboard's browser tests), hundreds of killed processes (crash injection), benchmark runs
-and the realistic evaluation. `make test` leaves them out (`-m "not world"`), `make
-test-all` and `.ci/run` run everything. Besides an explicit `@pytest.mark.world`, a test is
-world-sized by what it uses (`WORLD_FIXTURES`), so new tests of those kinds need no list.
+and the evaluations (realistic search, anchor drift over a labelled history). `make test`
+leaves them out (`-m "not world"`), `make test-all` and `.ci/run` run everything. Besides an
+explicit `@pytest.mark.world`, a test is world-sized by what it uses (`WORLD_FIXTURES`), so
+new tests of those kinds need no list.
 
 Plain helpers (the runners, `git`) live in `tests/testing.py`.
 """
