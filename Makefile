@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := demo-workspace
 
-.PHONY: demo test lint bench semantic eval clean
+.PHONY: demo test test-all lint bench semantic eval clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +31,22 @@ bench: $(STAMP)
 demo: $(STAMP)
 	@bash scripts/demo.sh $(DEMO)
 
+# The quick suite, for every change: lint, types, and every test but the world-sized ones
+# (the `world` marker: the pre-commit and CI recipes, Chromium, crash injection, benchmark
+# smoke runs, the realistic evaluation; see tests/conftest.py), on every core (pytest-xdist).
+# One module stays on one worker (loadscope), so a module's fixture is built once.
+PYTEST_PARALLEL := -n auto --dist loadscope
+
 test: $(STAMP)
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not world"
+
+# Everything, world-sized tests included: what CI runs (.ci/run).
+test-all: $(STAMP)
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/mypy
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts

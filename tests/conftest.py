@@ -1,43 +1,56 @@
-"""Shared fixtures: isolated workspaces, an in-process CLI runner, a git repository.
+"""Shared fixtures: isolated workspaces, an in-process CLI runner, a git repository;
+and the `world` marker.
+
+World-sized tests build a piece of the world to run in: an environment from the package
+index (the pre-commit recipe), an install of this checkout (the CI recipe), Chromium (the
+dashboard's browser tests), hundreds of killed processes (crash injection), benchmark runs
+and the evaluations (realistic search, anchor drift over a labelled history). `make test`
+leaves them out (`-m "not world"`), `make test-all` and `.ci/run` run everything. Besides an
+explicit `@pytest.mark.world`, a test is world-sized by what it uses (`WORLD_FIXTURES`), so
+new tests of those kinds need no list.
 
 Plain helpers (the runners, `git`) live in `tests/testing.py`.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from orbit_learnings.cli.state import STATE
-from tests.testing import EXAMPLE, CliRunner, git
+from tests.testing import EXAMPLE, CliRunner, git, isolate
+
+# Fixtures only a world-sized test asks for: a browser tab (tests/features/dashboard), a
+# commit of this checkout for a recipe to install (the pre-commit and CI recipes, tests/docs).
+WORLD_FIXTURES = frozenset({"browser", "page", "snapshot"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Test folders in memory where the machine has it (Linux's /dev/shm), unless TMPDIR
+    says where: the store fsyncs every write, as it must, and on a disk shared with other
+    work a test writing 400 learnings waited 45 s for those syncs against 3 s in memory.
+    Set before any temporary folder is made, so the numbered `pytest-N` folders, the xdist
+    workers' and every process a test starts (git, pip, orbit) follow."""
+    shm = Path("/dev/shm")
+    if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        os.environ["TMPDIR"] = str(shm)
+        tempfile.tempdir = None  # gettempdir() looks again
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if WORLD_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.world)
 
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may read the developer's config or write to their HOME."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
-    monkeypatch.setenv("ORBIT_CREATED_BY", "tester")
-    monkeypatch.setenv("ORBIT_SEMANTIC", "0")  # BM25 alone, unless a test opts in to vectors
-    monkeypatch.setenv("COLUMNS", "200")
-    for name in (
-        "ORBIT_ROOT",
-        "ORBIT_DEBUG",
-        "ORBIT_SESSION_ID",
-        "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    STATE.root = None
-    STATE.debug = False
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture

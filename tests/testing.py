@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,39 @@ EXAMPLE = REPO / ".orbit-example"
 
 
 ORBIT_BIN = Path(sys.executable).with_name("orbit")
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The environment every test runs in (the autouse `isolated_env`), and every state
+    built once for many tests (a module or session fixture, built before any test's own
+    fixtures, takes `pytest.MonkeyPatch.context()` and this): no developer's config or HOME."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+    monkeypatch.setenv("ORBIT_CREATED_BY", "tester")
+    monkeypatch.setenv("ORBIT_SEMANTIC", "0")  # BM25 alone, unless a test opts in to vectors
+    monkeypatch.setenv("COLUMNS", "200")
+    for name in (
+        "ORBIT_ROOT",
+        "ORBIT_DEBUG",
+        "ORBIT_SESSION_ID",
+        "ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    STATE.root = None
+    STATE.debug = False
+
+
+def copy_of(template: Path, target: Path) -> Path:
+    """A test's own copy of state built once (a git repository, a store): copying is far
+    cheaper than the processes that built it. Every file is new to the copy, so the index
+    copied along sees changed files and refreshes itself on the first read."""
+    shutil.copytree(template, target, symlinks=True)
+    return target
 
 
 @dataclass

@@ -45,10 +45,12 @@ def pre_commit_warm_up(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[WarmUp]:
     """Build the pre-commit hook's environment while the other recipes run, when a test
-    of this session will use it (see tests/docs/precommit.py)."""
+    of this session will use it (see tests/docs/precommit.py). Not under pytest-xdist:
+    each worker would build its own, and the other workers overlap it anyway."""
     wanted = [i for i in request.session.items if "test_recipes_precommit" in i.nodeid]
     configs = recipes_for(".pre-commit-config.yaml")
-    if not (wanted and configs):
+    in_worker = hasattr(request.config, "workerinput")
+    if in_worker or not (wanted and configs):
         yield WarmUp(None)
         return
     snapshot, templates, home = (

@@ -3,13 +3,17 @@
 The documented config names the reader's fork; `pointed_at` swaps in a commit of this work
 tree (uncommitted changes included) and its SHA, so what is tested is what a fork would
 publish. pre-commit builds the hook's environment with pip, which needs the package index for
-orbit's dependencies (about 20 s): `WarmUp` starts that build in the background while the
-other recipes run, in the session's PRE_COMMIT_HOME, and the real run then finds it built.
+orbit's dependencies (about 20 s, and ruamel.yaml's C extension compiled from source): `WarmUp`
+starts that build in the background while the other recipes run, in the session's
+PRE_COMMIT_HOME, and the real run then finds it built. pip's cache outlives the session
+(`pip_cache`), keyed by pyproject.toml: the next run downloads and compiles nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,12 +29,25 @@ from tests.testing import REPO
 PRE_COMMIT = str(Path(sys.executable).with_name("pre-commit"))
 
 
+def pip_cache() -> Path:
+    """pip's cache for the hook's environment, in this checkout's .pytest_cache and named by
+    the hash of pyproject.toml: the environment is new for every snapshot, its dependencies
+    are not, until the dependency list changes (then the old cache is dropped)."""
+    digest = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    folder = REPO / ".pytest_cache" / "pre-commit-pip"
+    for old in folder.glob("*"):
+        if old.name != digest:
+            shutil.rmtree(old, ignore_errors=True)
+    return folder / digest
+
+
 def with_pre_commit(box: Sandbox, home: Path) -> Sandbox:
-    """The sandbox with the network back (pip installs the hook's dependencies) and the
-    session's PRE_COMMIT_HOME, so the hook's environment is built once."""
+    """The sandbox with the network back (pip installs the hook's dependencies), the
+    session's PRE_COMMIT_HOME, so the hook's environment is built once, and pip's cache."""
     env = {k: v for k, v in box.env.items() if not k.lower().endswith("_proxy")}
     env.pop("PIP_NO_INDEX", None)
-    return Sandbox(box.repo, box.home, env | {"PRE_COMMIT_HOME": str(home)})
+    cache = {"PRE_COMMIT_HOME": str(home), "PIP_CACHE_DIR": str(pip_cache())}
+    return Sandbox(box.repo, box.home, env | cache)
 
 
 def pre_commit(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:

@@ -254,11 +254,19 @@ def test_lean_and_full_cli_give_identical_output(example: Path) -> None:
     assert [r["id"] for r in json.loads(lean.out)["results"]] == ["L-0003", "L-0007", "L-0014"]
 
 
-def _many_learnings(root: Path) -> None:
-    from tests.testing import add_learning
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """400 learnings, written once (a few seconds of locked, synced writes) and only read."""
+    from orbit_learnings.store.setup import init_store
+    from tests.testing import add_learning, isolate
 
-    for n in range(400):
-        add_learning(root, f"lesson {n:03d} " + "about the billing retries " * 6)
+    root = tmp_path_factory.mktemp("many")
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("home"))
+        init_store(root)
+        for n in range(400):
+            add_learning(root, f"lesson {n:03d} " + "about the billing retries " * 6)
+    return root
 
 
 def _buffered_env() -> dict[str, str]:
@@ -267,9 +275,9 @@ def _buffered_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 
 
-def test_the_quick_exit_delivers_an_answer_larger_than_a_pipe_whole(workspace: Path) -> None:
+def test_the_quick_exit_delivers_an_answer_larger_than_a_pipe_whole(many: Path) -> None:
     """The lean path leaves with `os._exit`: whatever is still buffered must be flushed first."""
-    _many_learnings(workspace)
+    workspace = many
     args = [str(ORBIT_BIN), "learning", "list", "--json"]
     env = _buffered_env()
     lean = subprocess.run(args, cwd=workspace, env=env, capture_output=True, text=True)
@@ -287,8 +295,8 @@ def test_the_quick_exit_delivers_an_answer_larger_than_a_pipe_whole(workspace: P
     assert json.loads(full.out) == json.loads(lean.stdout)
 
 
-def test_a_reader_that_goes_away_early_is_no_error(workspace: Path) -> None:
-    _many_learnings(workspace)
+def test_a_reader_that_goes_away_early_is_no_error(many: Path) -> None:
+    workspace = many
     proc = subprocess.Popen(
         [str(ORBIT_BIN), "learning", "list", "--json"],
         cwd=workspace,
@@ -329,6 +337,7 @@ def bench_quick(*flags: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.world
 def test_benchmark_harness_smoke_run() -> None:
     """The harness must never rot; its timings are reported, never asserted."""
     result = bench_quick()
@@ -358,6 +367,7 @@ def test_benchmark_harness_smoke_run() -> None:
         assert result["stale"][key]["median_ms"] >= 0
 
 
+@pytest.mark.world
 def test_dashboard_benchmark_smoke_run() -> None:
     """`bench.py --dashboard` must not rot either; it reports, never asserts."""
     result = bench_quick("--dashboard")
@@ -367,6 +377,7 @@ def test_dashboard_benchmark_smoke_run() -> None:
         assert result[f"dashboard_{page}_after_change"]["median_ms"] >= 0
 
 
+@pytest.mark.world
 def test_read_paths_benchmark_smoke_run() -> None:
     """`bench.py --reads` (the search phases and the hot commands, version beside
     version) must not rot; it reports, never asserts."""

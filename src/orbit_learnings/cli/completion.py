@@ -13,7 +13,8 @@ from orbit_learnings.cli.state import STATE
 
 
 def learning_ids(incomplete: str) -> list[tuple[str, str]]:
-    """IDs of every learning, with its summary as the help text."""
+    """IDs of every learning in ID order (a list to pick from, not a ranking: the same
+    store completes the same way whenever it was edited), with its summary as help."""
     try:
         from orbit_learnings.retrieval import queries
 
@@ -21,7 +22,7 @@ def learning_ids(incomplete: str) -> list[tuple[str, str]]:
     except Exception:  # completion must never print an error into the command line
         return []
     prefix = incomplete.upper()
-    return [(h.id, h.summary[:60]) for h in hits if h.id.startswith(prefix)]
+    return sorted((h.id, h.summary[:60]) for h in hits if h.id.startswith(prefix))
 
 
 def tags(incomplete: str) -> list[str]:

@@ -36,7 +36,7 @@ class StaleView:
 
 
 def git_state(root: str) -> str:
-    """HEAD's commit and the mtime and size of git's index file, from one git process;
+    """HEAD's commit and the stat signature of git's index file, from one git process;
     "no-git" outside a repository (or without git)."""
     from orbit_learnings.curation.gitutil import GitUnavailable, run_git
 
@@ -48,9 +48,10 @@ def git_state(root: str) -> str:
     if len(lines) < 2:
         return "no-git"
     index_path, head = lines[0], lines[1]  # head is "HEAD" before the first commit
+    from orbit_learnings.index.freshness import signature
+
     try:
-        st = os.stat(os.path.join(root, index_path))
-        index_stat = f"{st.st_mtime_ns}:{st.st_size}"
+        index_stat = signature(os.stat(os.path.join(root, index_path)).st_ctime_ns)
     except OSError:
         index_stat = "-"
     return f"{head}:{index_stat}"

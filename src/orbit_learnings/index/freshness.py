@@ -28,6 +28,13 @@ NO_BUNDLE = 0
 NOT_A_FOLDER = -1
 
 
+def clock_ns() -> int:
+    """The moment racy checks compare a file's change time with. Read through this name
+    (never `time.time_ns` directly) so a test can pin it: "written just now" is then a
+    fact of the test, not a race against a loaded machine."""
+    return time.time_ns()
+
+
 class Scan:
     """What is on disk right now: one stat of each bundle's `learning.yaml`.
 
@@ -70,7 +77,7 @@ class Scan:
         """Folder -> stat signature of its learning.yaml ("-" when it has none)."""
         if self._signatures is None:
             found = {
-                name: str(changed)
+                name: signature(changed)
                 for name, changed in zip(self.names, self.changes, strict=True)
                 if changed > NO_BUNDLE
             }
@@ -105,8 +112,10 @@ class Scan:
         return f"racy:{sig}" if folder in self.racy else sig
 
 
-def signature(mtime_ns: int, size: int, ino: int) -> str:
-    return f"{mtime_ns}:{size}:{ino}"
+def signature(ctime_ns: int) -> str:
+    """A file's stat signature, the one every cache here keys on: its change time (see
+    `scan` for why that field alone tells a changed file from an unchanged one)."""
+    return str(ctime_ns)
 
 
 def is_racy(stamp_ns: int, reference_ns: int) -> bool:
@@ -132,7 +141,7 @@ def current_signatures(folder: str, names: list[str], filename: str) -> dict[str
             except (FileNotFoundError, NotADirectoryError):
                 found[name] = "-"
                 continue
-            found[name] = signature(st.st_mtime_ns, st.st_size, st.st_ino)
+            found[name] = signature(st.st_ctime_ns)
     finally:
         os.close(dir_fd)
     return found
@@ -146,8 +155,8 @@ def file_signature(path: str) -> tuple[str, str]:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):  # a parent that became a file, too
         return "-", "-"
-    sig = signature(st.st_mtime_ns, st.st_size, st.st_ino)
-    return sig, (f"racy:{sig}" if is_racy(st.st_mtime_ns, time.time_ns()) else sig)
+    sig = signature(st.st_ctime_ns)
+    return sig, (f"racy:{sig}" if is_racy(st.st_ctime_ns, clock_ns()) else sig)
 
 
 def scan(ws: Workspace) -> Scan:
@@ -164,7 +173,7 @@ def scan(ws: Workspace) -> Scan:
     the same order (ints, unlike strs, hash the same in every process, and this needs
     no zlib import on the hot path).
     """
-    started = time.time_ns()
+    started = clock_ns()
     folder = ws.learnings_path
     try:
         names = [name for name in os.listdir(folder) if name[0] != "."]

@@ -16,6 +16,11 @@ import pytest
 from tests.fixtures.anchor_repo import Step, build
 from tests.fixtures.anchor_scoring import FixResult, Observation, check_fix, drift_scores, observe
 
+# An evaluation, as the realistic search set is: world-sized (18 `learning add` and 13
+# `learning anchors` processes over 12 commits), so `make test` leaves it to `make test-all`
+# and CI; tests/features/anchors/test_anchors_in_git.py covers each state on every run.
+pytestmark = pytest.mark.world
+
 MIN_PRECISION = 1.0  # measured 1.00 (0.92 before the fixes it prompted); deterministic
 MIN_RECALL = 1.0  # measured 1.00
 REWRITES = {"rewrite"}

@@ -1,18 +1,23 @@
 """Anchors against real git history: the issue's two stories end to end, through the
 installed `orbit` in real subprocesses (hooks run that way), plus renames, holding back
-broken anchors, review annotations and the cached verdict."""
+broken anchors, review annotations and the cached verdict. The two tests about the cached
+verdict run the hook in-process with the index's clock pinned: what they check is which
+verdicts were judged again, which must not depend on how loaded the machine is."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.testing import REPO, git, run_orbit, wait_until_settled
+from tests.testing import REPO, copy_of, git, isolate, run_orbit
 
 SERVICE = '''"""Orders."""
 
@@ -30,23 +35,30 @@ class OrderService:
 HOOK_PAYLOAD = REPO / "tests/fixtures/agents/claude-code.PostToolUse.Read.json"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A git repo with src/orders/service.py and one learning citing the lines of
-    OrderService.update."""
-    root = tmp_path / "shop"
+    OrderService.update, built once: each test gets a copy (`repo`)."""
+    root = tmp_path_factory.mktemp("template") / "shop"
     (root / "src/orders").mkdir(parents=True)
     (root / "src/orders/service.py").write_text(SERVICE, encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    assert run_orbit("init", cwd=root).code == 0
-    added = run_orbit(
-        "learning", "add", "-s", "update must compare versions before saving", "--json",
-        "--anchor", "src/orders/service.py:8-12", cwd=root,
-    )  # fmt: skip
-    assert added.code == 0, added.err
-    assert json.loads(added.out)["id"] == "L-0001"
-    commit(root, "orders and the lesson on them")
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("home"))
+        git(root, "init", "-q", "-b", "main")
+        assert run_orbit("init", cwd=root).code == 0
+        added = run_orbit(
+            "learning", "add", "-s", "update must compare versions before saving", "--json",
+            "--anchor", "src/orders/service.py:8-12", cwd=root,
+        )  # fmt: skip
+        assert added.code == 0, added.err
+        assert json.loads(added.out)["id"] == "L-0001"
+        commit(root, "orders and the lesson on them")
     return root
+
+
+@pytest.fixture
+def repo(shop: Path, tmp_path: Path) -> Path:
+    return copy_of(shop, tmp_path / "shop")
 
 
 def commit(root: Path, message: str) -> None:
@@ -168,22 +180,76 @@ def test_check_base_names_the_anchors_a_branch_changed(repo: Path) -> None:
     assert again.code == 0, again.out
 
 
-def test_the_hot_path_trusts_its_cached_verdict_until_the_file_changes(repo: Path) -> None:
-    """Same size and mtime but different bytes: the cached verdict (ok) is what a hook
-    sees, proving it did not re-read the file; a real edit is seen at once."""
+@pytest.fixture
+def judged(repo: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The anchors whose verdict was computed (not taken from the index), in order, and
+    the current folder at `repo`: these tests run the hook in-process to watch that."""
+    from orbit_learnings.retrieval import anchors as retrieval_anchors
+
+    calls: list[str] = []
+    real = retrieval_anchors.locate
+
+    def counting(anchor: Any, code: Any) -> Any:
+        calls.append(anchor.cited)
+        return real(anchor, code)
+
+    monkeypatch.setattr(retrieval_anchors, "locate", counting)
+    monkeypatch.chdir(repo)
+    return calls
+
+
+def pin_clock(monkeypatch: pytest.MonkeyPatch, now_ns: int) -> None:
+    """The moment the index's racy rule compares change times with."""
+    from orbit_learnings.index import freshness
+
+    monkeypatch.setattr(freshness, "clock_ns", lambda: now_ns)
+
+
+def hook_in_process(
+    root: Path, session: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """`hook_line`, through `orbit_learnings.entry.main` in this process."""
+    from orbit_learnings.entry import main
+
+    payload = HOOK_PAYLOAD.read_text(encoding="utf-8").replace("{root}", str(root))
+    payload = payload.replace("{session}", session).replace(
+        "billing/invoice.py", "src/orders/service.py"
+    )
+    monkeypatch.setattr(sys, "stdin", io.StringIO(payload))
+    capsys.readouterr()
+    assert main(["hook", "claude-code"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    if not out:
+        return ""
+    context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    return next((line for line in context.splitlines() if line.startswith("L-0001")), "")
+
+
+def test_the_hot_path_trusts_its_cached_verdict_until_the_file_changes(
+    repo: Path,
+    judged: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A settled verdict is taken from the index; an edit that restores the file's size
+    and modification time (`cp -p`, `touch -r`) still changes its change time, so the
+    next hook judges the file again and sees the drift."""
+    pin_clock(monkeypatch, time.time_ns() + 60 * 10**9)  # a minute on: nothing is racy
+    assert hook_in_process(repo, "s-cache-1", monkeypatch, capsys).startswith("L-0001 (scope ")
+    assert judged == ["src/orders/service.py:8-12"]
+    assert hook_in_process(repo, "s-cache-2", monkeypatch, capsys).startswith("L-0001 (scope ")
+    assert judged == ["src/orders/service.py:8-12"]  # the cached verdict, not a second look
     target = repo / "src/orders/service.py"
-    bundle = repo / ".orbit/learnings/L-0001/learning.yaml"
-    past = bundle.stat().st_mtime_ns - 10**10
-    for aged in (bundle, target):  # not "racy": the index keeps its rows and verdicts
-        os.utime(aged, ns=(past, past))
-    wait_until_settled(repo)
-    assert hook_line(repo, "s-cache-1").startswith("L-0001 (scope ")
     before = target.stat()
-    target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")
+    target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")  # same size
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert hook_line(repo, "s-cache-2").startswith("L-0001 (scope ")
-    target.write_text(SERVICE.replace("retries=3", "retries=42"), encoding="utf-8")
-    assert "anchor drifted" in hook_line(repo, "s-cache-3")
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    assert "anchor drifted" in hook_in_process(repo, "s-cache-3", monkeypatch, capsys)
+    assert len(judged) == 2
 
 
 @pytest.mark.parametrize(
@@ -241,19 +307,41 @@ def _line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
-def test_a_verdict_on_a_file_written_just_now_is_judged_again(repo: Path) -> None:
+def test_a_verdict_on_a_file_written_just_now_is_judged_again(
+    repo: Path,
+    judged: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """The index's racy rule: a file younger than its timestamp granularity may be
-    rewritten behind the same stat, so its verdict is stored poisoned and never reused."""
+    rewritten behind the same stat, so its verdict is stored poisoned and never reused.
+    The clock is pinned, so "just now" does not depend on how fast this machine is; the
+    verdicts are judged by `states_for` itself, so no re-read learning muddies the count."""
+    from orbit_learnings.index.schema import open_usable
+    from orbit_learnings.retrieval.anchors import states_for
+    from orbit_learnings.store.workspace import Workspace
+
+    ws = Workspace(repo)
+    pin_clock(monkeypatch, time.time_ns() + 60 * 10**9)
+    assert hook_in_process(repo, "s-racy-1", monkeypatch, capsys).startswith("L-0001 (scope ")
     target = repo / "src/orders/service.py"
-    bundle = repo / ".orbit/learnings/L-0001/learning.yaml"
-    past = bundle.stat().st_mtime_ns - 10**10
-    os.utime(bundle, ns=(past, past))  # the learning is settled: the index keeps its rows
     os.utime(target)  # the cited file was written "now"
-    assert hook_line(repo, "s-racy-1").startswith("L-0001 (scope ")
-    before = target.stat()
-    target.write_text(SERVICE.replace("retries=3", "retries=4"), encoding="utf-8")
-    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert "anchor drifted" in hook_line(repo, "s-racy-2")
+    judged.clear()
+
+    def judge(now_ns: int) -> None:
+        pin_clock(monkeypatch, now_ns)
+        conn = open_usable(ws)
+        try:
+            [state] = states_for(ws, conn)
+        finally:
+            conn.close()
+        assert state.state == "ok"
+
+    written = target.stat().st_ctime_ns
+    judge(written + 50_000_000)  # 50 ms after the write: within the racy window
+    judge(written + 60 * 10**9)  # its verdict was stored poisoned: judged once more
+    judge(written + 61 * 10**9)  # now settled, and trusted
+    assert judged == ["src/orders/service.py:8-12"] * 2
 
 
 _MODULES_AFTER_HOOK = (

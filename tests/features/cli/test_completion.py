@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,11 @@ def test_commands_complete_in_every_shell(store: Path) -> None:
 
 
 def test_ids_complete_with_their_summaries(store: Path) -> None:
+    # L-0001 last edited years ago: most recent first would list it second. Completion
+    # is ID order, whether the two were written within one clock second or not.
+    path = store / ".orbit/learnings/L-0001/learning.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^updated_at: .*$", "updated_at: 2020-01-01T00:00:00Z", text))
     assert complete(store, "bash", "orbit learning show ").split() == ["L-0001", "L-0002"]
     zsh = complete(store, "zsh", "orbit learning show L-000")
     assert '"L-0002":"Money is integer cents"' in zsh

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.testing import CliRunner
+
+pytestmark = pytest.mark.world  # a child process killed at every step of two writes
 
 CHILD = r"""
 import os, sys

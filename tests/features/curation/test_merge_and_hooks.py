@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings.integrations.git import DRY_RUN_ENV
-from tests.testing import ORBIT_BIN, git, run_orbit
+from tests.testing import ORBIT_BIN, copy_of, git, isolate, run_orbit
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"  # what a git GUI or a fresh shell has: no venv
 
@@ -41,18 +41,27 @@ def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once (four processes and a commit through the hooks); each test copies it."""
+    root = tmp_path_factory.mktemp("template") / "repo"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Test")
-    git(root, "config", "user.email", "test@example.com")
-    assert run_orbit("init", cwd=root).code == 0
-    assert run_orbit("hooks", "install", cwd=root).code == 0
-    orbit(root, "learning", "add", "--summary", "Amounts are integer cents", "--path", "src/**")
-    assert commit(root, "base").returncode == 0
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("home"))
+        mp.setenv("PATH", BARE_PATH)
+        git(root, "init", "-q", "-b", "main")
+        git(root, "config", "user.name", "Test")
+        git(root, "config", "user.email", "test@example.com")
+        assert run_orbit("init", cwd=root).code == 0
+        assert run_orbit("hooks", "install", cwd=root).code == 0
+        orbit(root, "learning", "add", "--summary", "Amounts are integer cents", "--path", "src/**")
+        assert commit(root, "base").returncode == 0
     return root
+
+
+@pytest.fixture
+def repo(template: Path, tmp_path: Path) -> Path:
+    return copy_of(template, tmp_path / "repo")
 
 
 def learning_file(repo: Path, learning_id: str = "L-0001") -> Path:

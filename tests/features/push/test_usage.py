@@ -1,7 +1,7 @@
 """What nobody uses: `push.usage` and `orbit learning check --unused DAYS`.
 
 Real stores in tmp_path: learnings with a back-dated `created_at`, the injection log, vote
-and feedback sidecars written as orbit writes them, and the CLI in a real subprocess.
+and feedback sidecars written as orbit writes them, and the CLI, in-process (the `orbit` fixture): what `check` says, not how a process exits.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from orbit_learnings.core.timestamps import format_ts
 from orbit_learnings.push import usage
 from orbit_learnings.store import bundles
 from orbit_learnings.store.workspace import Workspace
-from tests.testing import add_learning, git, run_orbit
+from tests.testing import CliRunner, add_learning, git
 
 NOW = datetime.now(UTC)
 
@@ -111,9 +111,11 @@ def tree(root: Path) -> dict[str, str]:
     }
 
 
-def test_check_unused_lists_them_and_exits_1(workspace: Path, store: dict[str, str]) -> None:
+def test_check_unused_lists_them_and_exits_1(
+    workspace: Path, store: dict[str, str], orbit: CliRunner
+) -> None:
     before = tree(workspace)
-    outcome = run_orbit("learning", "check", "--unused", "90", cwd=workspace)
+    outcome = orbit("learning", "check", "--unused", "90")
     assert outcome.code == 1, outcome.err
     lines = outcome.out.splitlines()
     assert len(lines) == 4
@@ -132,8 +134,10 @@ def test_check_unused_lists_them_and_exits_1(workspace: Path, store: dict[str, s
     assert tree(workspace) == before  # nothing archived, deleted or rewritten
 
 
-def test_check_unused_json_and_github(workspace: Path, store: dict[str, str]) -> None:
-    outcome = run_orbit("learning", "check", "--unused", "90", "--json", cwd=workspace)
+def test_check_unused_json_and_github(
+    workspace: Path, store: dict[str, str], orbit: CliRunner
+) -> None:
+    outcome = orbit("learning", "check", "--unused", "90", "--json")
     assert outcome.code == 1
     report = json.loads(outcome.out)
     assert {p["kind"] for p in report["problems"]} == {"unused"}
@@ -143,23 +147,23 @@ def test_check_unused_json_and_github(workspace: Path, store: dict[str, str]) ->
     assert by_id[store["injected_long_ago"]]["last_used"] == ago(120)
     assert by_id[store["silent"]]["last_used"] is None
     assert by_id[store["silent"]]["created_at"] == ago(200)
-    github = run_orbit("learning", "check", "--unused", "90", "--format", "github", cwd=workspace)
+    github = orbit("learning", "check", "--unused", "90", "--format", "github")
     assert github.code == 1
     first = github.out.splitlines()[0]
     assert first.startswith("::error file=.orbit/learnings/L-") and "title=orbit unused::" in first
 
 
-def test_check_unused_passes_when_everything_is_used(workspace: Path) -> None:
+def test_check_unused_passes_when_everything_is_used(workspace: Path, orbit: CliRunner) -> None:
     used = learning(workspace, "used lesson", 200)
     learning(workspace, "new lesson", 1)
     inject(workspace, used, 2)
-    outcome = run_orbit("learning", "check", "--unused", "30", cwd=workspace)
+    outcome = orbit("learning", "check", "--unused", "30")
     assert (outcome.code, outcome.out) == (0, ""), outcome.err
 
 
-def test_without_a_log_only_votes_and_feedback_count(workspace: Path) -> None:
+def test_without_a_log_only_votes_and_feedback_count(workspace: Path, orbit: CliRunner) -> None:
     learning(workspace, "old lesson", 200)
-    outcome = run_orbit("learning", "check", "--unused", "30", cwd=workspace)
+    outcome = orbit("learning", "check", "--unused", "30")
     assert outcome.code == 1
     assert "no injection log on this machine" in outcome.err
 
@@ -173,47 +177,51 @@ def test_without_a_log_only_votes_and_feedback_count(workspace: Path) -> None:
         ("1.5", "'1.5' is not a valid int"),
     ],
 )
-def test_bad_days_are_one_line_usage_errors(workspace: Path, value: str, says: str) -> None:
-    outcome = run_orbit("learning", "check", "--unused", value, cwd=workspace)
+def test_bad_days_are_one_line_usage_errors(
+    workspace: Path, value: str, says: str, orbit: CliRunner
+) -> None:
+    outcome = orbit("learning", "check", "--unused", value)
     assert outcome.code == 2 and outcome.out == ""
     assert outcome.err.startswith("orbit: error: ") and says in outcome.err
     assert outcome.err.count("\n") == 1
 
 
-def test_unused_without_days_says_it_needs_them(workspace: Path) -> None:
-    outcome = run_orbit("learning", "check", "--unused", cwd=workspace)
+def test_unused_without_days_says_it_needs_them(workspace: Path, orbit: CliRunner) -> None:
+    outcome = orbit("learning", "check", "--unused")
     assert outcome.code == 2 and "'--unused' requires an argument" in outcome.err
 
 
-def test_the_config_window_runs_in_plain_check_where_there_is_a_log(workspace: Path) -> None:
+def test_the_config_window_runs_in_plain_check_where_there_is_a_log(
+    workspace: Path, orbit: CliRunner
+) -> None:
     old = learning(workspace, "old lesson", 200)
     (workspace / ".orbit/config.yaml").write_text("unused_days: 60\n")
-    clean = run_orbit("learning", "check", cwd=workspace)  # a fresh clone, a CI runner
+    clean = orbit("learning", "check")  # a fresh clone, a CI runner
     assert (clean.code, clean.out) == (0, ""), clean.err
     inject(workspace, old, 100)  # now this machine has a log: 100 days ago is outside 60
-    flagged = run_orbit("learning", "check", "--json", cwd=workspace)
+    flagged = orbit("learning", "check", "--json")
     assert flagged.code == 1 and json.loads(flagged.out)["unused_days"] == 60
     assert [p["id"] for p in json.loads(flagged.out)["problems"]] == [old]
-    wider = run_orbit("learning", "check", "--unused", "120", cwd=workspace)  # DAYS wins
+    wider = orbit("learning", "check", "--unused", "120")  # DAYS wins
     assert (wider.code, wider.out) == (0, ""), wider.err
 
 
-def test_the_config_window_never_blocks_a_commit(workspace: Path) -> None:
+def test_the_config_window_never_blocks_a_commit(workspace: Path, orbit: CliRunner) -> None:
     old = learning(workspace, "old lesson", 200)
     inject(workspace, old, 100)
     (workspace / ".orbit/config.yaml").write_text("unused_days: 60\n")
     git(workspace, "init", "-q", "-b", "main")
     git(workspace, "add", ".orbit")
-    staged = run_orbit("learning", "check", "--staged", cwd=workspace)
+    staged = orbit("learning", "check", "--staged")
     assert (staged.code, staged.out) == (0, ""), staged.err
-    asked = run_orbit("learning", "check", "--staged", "--unused", "60", cwd=workspace)
+    asked = orbit("learning", "check", "--staged", "--unused", "60")
     assert asked.code == 1 and old in asked.out
 
 
-def test_a_bad_config_window_is_one_clear_line(workspace: Path) -> None:
+def test_a_bad_config_window_is_one_clear_line(workspace: Path, orbit: CliRunner) -> None:
     inject(workspace, learning(workspace, "old lesson", 200), 1)
     (workspace / ".orbit/config.yaml").write_text("unused_days: soon\n")
-    outcome = run_orbit("learning", "check", cwd=workspace)
+    outcome = orbit("learning", "check")
     assert outcome.code == 1
     assert outcome.err == (
         "orbit: error: .orbit/config.yaml: unused_days must be a whole number of days,"
@@ -221,8 +229,8 @@ def test_a_bad_config_window_is_one_clear_line(workspace: Path) -> None:
     )
 
 
-def test_help_names_the_option_and_the_per_machine_log(workspace: Path) -> None:
-    outcome = run_orbit("learning", "check", "--help", cwd=workspace)
+def test_help_names_the_option_and_the_per_machine_log(workspace: Path, orbit: CliRunner) -> None:
+    outcome = orbit("learning", "check", "--help")
     text = " ".join(outcome.out.split())
     assert "--unused DAYS" in text and "orbit learning check --unused 90" in text
     assert "this machine's log" in text and "teammate's machine looks unused here" in text

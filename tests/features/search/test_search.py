@@ -34,6 +34,7 @@ def eval_search(*args: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.world
 def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     """The labelled set of tests/eval/realistic, BM25 only: a ranking, confidence or
     injection change that loses ground fails here (floors a little under today's figures)."""

@@ -5,10 +5,8 @@ every candidate gives: same learnings, same order, same scores and confidences."
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from orbit_learnings.index.build import open_fresh
 from orbit_learnings.retrieval import combined, queries, scoring
 from orbit_learnings.store import feedback
 from orbit_learnings.store.workspace import Workspace
-from tests.testing import wait_until_settled
+from tests.testing import isolate, wait_until_settled
 
 WORDS = [
     "retry",
@@ -127,15 +125,38 @@ def _generate(root: Path, count: int, seed: int = 3) -> None:
             (folder / "feedback.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
+def _settled_store(root: Path) -> Workspace:
+    _generate(root, 600)
+    wait_until_settled(root)  # older than the racy window: read once
+    ws = Workspace(root)
+    queries.list_learnings(ws, status="all")  # the index, built and trusted
+    return ws
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """Built once a module: 600 learnings and their index take a second to write and parse.
+    Tests only read it; a test that writes takes `own_store`."""
+    from orbit_learnings.store.setup import init_store
+
+    root = tmp_path_factory.mktemp("ranked-store")
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("home"))
+        init_store(root)
+        return _settled_store(root)
+
+
 @pytest.fixture
-def store(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def store(shared_store: Workspace, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")  # raw counts: no clock
-    _generate(workspace, 600)
-    past = time.time_ns() - 60_000_000_000  # older than the racy window: read once
-    for path in (workspace / ".orbit" / "learnings").rglob("*.*"):
-        os.utime(path, ns=(past, past))
-    wait_until_settled(workspace)
-    return Workspace(workspace)
+    return shared_store
+
+
+@pytest.fixture
+def own_store(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    """The same store, this test's own to write to."""
+    monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")
+    return _settled_store(workspace)
 
 
 def _rows(hits: list) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
@@ -211,24 +232,24 @@ def test_fts5_cuts_the_candidates_as_the_joined_query_did(store: Workspace, limi
 
 
 def test_feedback_is_read_from_the_index_until_its_file_changes(
-    store: Workspace, monkeypatch: pytest.MonkeyPatch
+    own_store: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = queries.search_text(store, "kafka consumer offset", limit=3, explain=True).hits
+    first = queries.search_text(own_store, "kafka consumer offset", limit=3, explain=True).hits
     target = first[0]
 
     def no_reading(*args: object) -> object:
         raise AssertionError("a search read a feedback file that had not changed")
 
     monkeypatch.setattr(feedback, "summarise", no_reading)
-    again = queries.search_text(store, "kafka consumer offset", limit=3, explain=True).hits
+    again = queries.search_text(own_store, "kafka consumer offset", limit=3, explain=True).hits
     assert _rows(again) == _rows(first)
     monkeypatch.undo()
     monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")
     for n in range(3):
-        feedback.record(store, target.id, helpful=False, task_id=f"new-{n}", model="m")
-    after = queries.search_text(store, "kafka consumer offset", limit=None, explain=True).hits
+        feedback.record(own_store, target.id, helpful=False, task_id=f"new-{n}", model="m")
+    after = queries.search_text(own_store, "kafka consumer offset", limit=None, explain=True).hits
     changed = next(h for h in after if h.id == target.id)
-    expected = feedback.summarise(store, target.id).confidence
+    expected = feedback.summarise(own_store, target.id).confidence
     assert changed.explain is not None and target.explain is not None
     assert changed.explain["helpfulness"] == round(0.02 * (expected - 0.5) * 2, 6)
     assert changed.explain["helpfulness"] < target.explain["helpfulness"]
@@ -282,15 +303,15 @@ def _expressions_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_words_most_learnings_hold_are_left_out_only_when_nothing_they_hold_can_place(
-    store: Workspace, monkeypatch: pytest.MonkeyPatch
+    own_store: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`retries` is in most of the store: its bm25 is next to nothing, so learnings that
     hold it alone are not scored when enough others lead them (same answer), and are
     when they could place (a rare word held by fewer learnings than asked for)."""
-    with open_fresh(store) as index:
+    with open_fresh(own_store) as index:
         everywhere = fulltext.matching_rows(index.conn, '"retries"')
         assert 2 * len(everywhere) >= fulltext.document_count(index.conn)
-    folder = Path(store.learnings_path) / "L-0002"
+    folder = Path(own_store.learnings_path) / "L-0002"
     text = (folder / "learning.yaml").read_text().replace("body: |\n", "body: |\n  zqxrare\n")
     (folder / "learning.yaml").write_text(text)
     asked = _expressions_asked(monkeypatch)
@@ -298,9 +319,9 @@ def test_words_most_learnings_hold_are_left_out_only_when_nothing_they_hold_can_
         ("retries billing cache", '"cache"', True),
         ("retries zqxrare", '"zqxrare"', False),
     ):
-        full = queries.search_text(store, query, limit=None, explain=True).hits
+        full = queries.search_text(own_store, query, limit=None, explain=True).hits
         asked.clear()
-        cut = queries.search_text(store, query, limit=5, explain=True).hits
+        cut = queries.search_text(own_store, query, limit=5, explain=True).hits
         assert _rows(cut) == _rows(full[:5]), query
         assert asked[0] == rare, query
         assert asked[1:] == ([] if pruned else [f'("retries") NOT ({rare})']), query

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.index import freshness
 from orbit_learnings.index.freshness import current_signatures, is_racy
 from orbit_learnings.push import usage
 from orbit_learnings.push.stats import cutoff_for, injection_row, injections_path
@@ -56,15 +57,9 @@ class Confidences:
                     continue
                 value = START if sig == "-" else summarise(self.ws, learning_id).confidence
                 found[learning_id] = value
-                if sig == "-" or not is_racy(int(sig.split(":")[0]), _now_ns()):
+                if sig == "-" or not is_racy(int(sig), freshness.clock_ns()):
                     self._known[learning_id] = (sig, value)
         return found
-
-
-def _now_ns() -> int:
-    import time
-
-    return time.time_ns()
 
 
 class InjectionLog:
