@@ -70,22 +70,11 @@ def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     OrbitError naming it; a missing file raises FileNotFoundError, bad UTF-8
     UnicodeDecodeError, as `open` would.
     """
-    import stat
-
     target = os.fspath(path)
-    refuse_links(os.path.dirname(target))
+    fd, size = _open_regular(target)
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise OrbitError(f"{target} is a symbolic link; orbit does not follow links") from None
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OrbitError(f"{target} is not a regular file")
-        if info.st_size > limit:
-            raise OrbitError(f"{target} is {info.st_size} bytes; a record is at most {limit}")
+        if size > limit:
+            raise OrbitError(f"{target} is {size} bytes; a record is at most {limit}")
         data = os.read(fd, limit + 1)
     finally:
         os.close(fd)
