@@ -14,7 +14,12 @@ import json
 import os
 
 from orbit_learnings.push import inject
-from orbit_learnings.store.fileops import atomic_write_text, posix_lock
+from orbit_learnings.store.fileops import (
+    HOT_LOCK_SECONDS,
+    LockBusy,
+    atomic_write_text,
+    posix_lock,
+)
 from orbit_learnings.store.workspace import Workspace
 
 SUBAGENT_TOOLS = ("Task", "Agent")
@@ -71,7 +76,16 @@ def claim(ws: Workspace, session_id: str, transcript_path: str, agent_type: str 
     """The task text for a starting subagent ("" when none is left to claim)."""
     folder = inject.session_dir(ws, session_id)
     claimed_file = os.path.join(folder, CLAIMED_FILE)
-    with posix_lock(os.path.join(folder, "lock")):
+    try:
+        return _claim_locked(folder, claimed_file, transcript_path, agent_type)
+    except LockBusy:
+        return ""  # a stuck holder: this subagent starts without its task's learnings
+
+
+def _claim_locked(
+    folder: str, claimed_file: str, transcript_path: str, agent_type: str | None
+) -> str:
+    with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
         claimed = _read_claimed(claimed_file)
         open_ones = [h for h in handovers(transcript_path) if h.tool_use_id not in claimed]
         same_kind = [h for h in open_ones if agent_type and h.agent_type == agent_type]

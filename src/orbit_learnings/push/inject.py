@@ -20,6 +20,8 @@ from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import tasks
 from orbit_learnings.store.fileops import (
+    HOT_LOCK_SECONDS,
+    LockBusy,
     append_line,
     atomic_write_text,
     posix_lock,
@@ -101,8 +103,11 @@ def forget_session(ws: Workspace, session_id: str) -> bool:
     state_file = os.path.join(folder, SESSION_SHOWN_FILE)
     if not os.path.exists(state_file):
         return False
-    with posix_lock(os.path.join(folder, "lock")):
-        remove_if_present(state_file)
+    try:
+        with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
+            remove_if_present(state_file)
+    except LockBusy:
+        remove_if_present(state_file)  # an unlink is atomic; forgetting cannot wait
     return True
 
 
@@ -191,10 +196,28 @@ def _select_in_session(
     render: Callable[[list[Hit]], str] | None,
     dropped: dict[str, int],
 ) -> list[Hit]:
-    """Dedup against the session's shown set under a lock, so two processes never both show one."""
+    """Dedup against the session's shown set under a lock, so two processes never both show
+    one. A lock held past `HOT_LOCK_SECONDS` (a stuck holder) is not waited on: the answer
+    goes out without the dedup, and nothing is recorded as shown."""
     folder = session_dir(ws, session_id)
+    try:
+        return _dedup_locked(folder, session_id, ranked, per_call, max_tokens, render, dropped)
+    except LockBusy:
+        dropped["lock_busy"] = 1
+        return _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
+
+
+def _dedup_locked(
+    folder: str,
+    session_id: str,
+    ranked: list[Hit],
+    per_call: int,
+    max_tokens: int | None,
+    render: Callable[[list[Hit]], str] | None,
+    dropped: dict[str, int],
+) -> list[Hit]:
     state_file = os.path.join(folder, SESSION_SHOWN_FILE)
-    with posix_lock(os.path.join(folder, "lock")):
+    with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
         shown = _read_shown(state_file)
         fresh = [h for h in ranked if h.id not in shown]
         if len(fresh) < len(ranked):

@@ -326,9 +326,18 @@ def file_lock(lock_path: Path, timeout: float = 30.0) -> _FileLock:
     return _FileLock(lock_path, timeout)
 
 
-def posix_lock(lock_path: str | os.PathLike[str]) -> _PosixLock:
-    """A lean stdlib lock for the hot path, where importing filelock costs too much."""
-    return _PosixLock(os.fspath(lock_path))
+HOT_LOCK_SECONDS = 0.2  # how long a hook waits on a session's lock before going without
+
+
+class LockBusy(Exception):
+    """A lock stayed taken past its deadline: the caller answers without what it guards."""
+
+
+def posix_lock(lock_path: str | os.PathLike[str], *, deadline: float | None = None) -> _PosixLock:
+    """A lean stdlib lock for the hot path, where importing filelock costs too much. With
+    `deadline` (seconds), LockBusy instead of waiting longer: an agent's hook never hangs
+    on a stuck holder."""
+    return _PosixLock(os.fspath(lock_path), deadline)
 
 
 class _FileLock:
@@ -358,8 +367,9 @@ class _FileLock:
 
 
 class _PosixLock:
-    def __init__(self, lock_path: str) -> None:
+    def __init__(self, lock_path: str, deadline: float | None = None) -> None:
         self.path = lock_path
+        self.deadline = deadline
         self.fd = -1
 
     def __enter__(self) -> None:
@@ -368,7 +378,10 @@ class _PosixLock:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if self.deadline is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            else:
+                _flock_within(fd, self.deadline)
         except BaseException:
             os.close(fd)
             raise
@@ -382,3 +395,19 @@ class _PosixLock:
             fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def _flock_within(fd: int, seconds: float) -> None:
+    """Take an exclusive flock, trying every 5 ms, or raise LockBusy after `seconds`."""
+    import fcntl
+    import time
+
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= end:
+                raise LockBusy(f"lock busy for {seconds} s") from None
+            time.sleep(0.005)

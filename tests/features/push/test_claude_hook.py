@@ -433,3 +433,32 @@ def test_a_file_name_that_is_not_utf8_still_gets_its_learning(scoped: Path) -> N
     code, out, err = hook(scoped, read(scoped, os.fsdecode(b"billing/caf\xe9.py")))
     assert code == 0, err
     assert "Money is integer cents." in context(out)
+
+
+def test_a_stuck_holder_of_the_session_lock_never_blocks_the_hook(scoped: Path) -> None:
+    """Measured on main: `flock(LOCK_EX)` with no deadline, so a stuck holder blocked
+    every tool call of the agent. Now the hook waits ~200 ms, then answers without the
+    dedup (and records nothing as shown). The 30 s is a hang guard."""
+    import fcntl
+
+    from orbit_learnings.push import inject
+    from orbit_learnings.store.workspace import Workspace
+
+    folder = Path(inject.session_dir(Workspace(scoped), "stuck"))
+    folder.mkdir(parents=True)
+    holder = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        for _ in range(2):  # no dedup while the lock is stuck: both calls get the learning
+            proc = subprocess.run(
+                [str(ORBIT_BIN), "hook", "claude-code"],
+                input=read(scoped, "billing/invoice.py", session="stuck"),
+                capture_output=True,
+                text=True,
+                cwd=scoped,
+                timeout=30,
+            )
+            assert proc.returncode == 0 and "L-0001" in proc.stdout, proc.stderr
+    finally:
+        os.close(holder)
+    assert not (folder / inject.SESSION_SHOWN_FILE).exists()
