@@ -86,7 +86,14 @@ def list_drafts(ws: Workspace) -> list[dict[str, object]]:
         if name.endswith(".json"):
             with open(os.path.join(folder, name), encoding="utf-8") as handle:
                 records.append(json.load(handle))
-    return sorted(records, key=lambda r: (str(r.get("created_at")), str(r["id"])))
+    return sorted(records, key=_review_order)
+
+
+def _review_order(record: dict[str, object]) -> tuple[str, float, str]:
+    """Oldest extraction first; within one, the strongest moment first."""
+    confidence = record.get("confidence")
+    strength = float(confidence) if isinstance(confidence, int | float) else 0.0
+    return (str(record.get("created_at")), -strength, str(record.get("id")))
 
 
 def get_draft(ws: Workspace, draft_id: str) -> dict[str, Any]:
