@@ -200,36 +200,24 @@ def _select_in_session(
     one. A lock held past `HOT_LOCK_SECONDS` (a stuck holder) is not waited on: the answer
     goes out without the dedup, and nothing is recorded as shown."""
     folder = session_dir(ws, session_id)
+    state_file = os.path.join(folder, SESSION_SHOWN_FILE)
     try:
-        return _dedup_locked(folder, session_id, ranked, per_call, max_tokens, render, dropped)
+        with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
+            shown = _read_shown(state_file)
+            fresh = [h for h in ranked if h.id not in shown]
+            if len(fresh) < len(ranked):
+                dropped["already_shown"] = len(ranked) - len(fresh)
+            hits = _cap(fresh, per_call, dropped, "per_call")
+            session_cap = env_cap(SESSION_CAP_ENV, DEFAULT_SESSION_CAP)
+            hits = _cap(hits, max(session_cap - len(shown), 0), dropped, "session_cap")
+            hits = _budget(hits, max_tokens, render, dropped)
+            if hits:
+                shown_list = [*shown, *(h.id for h in hits)]
+                payload = {"session_id": session_id, "shown": shown_list, "updated_at": now_iso()}
+                atomic_write_text(state_file, json.dumps(payload, indent=2) + "\n", durable=False)
     except LockBusy:
         dropped["lock_busy"] = 1
         return _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
-
-
-def _dedup_locked(
-    folder: str,
-    session_id: str,
-    ranked: list[Hit],
-    per_call: int,
-    max_tokens: int | None,
-    render: Callable[[list[Hit]], str] | None,
-    dropped: dict[str, int],
-) -> list[Hit]:
-    state_file = os.path.join(folder, SESSION_SHOWN_FILE)
-    with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
-        shown = _read_shown(state_file)
-        fresh = [h for h in ranked if h.id not in shown]
-        if len(fresh) < len(ranked):
-            dropped["already_shown"] = len(ranked) - len(fresh)
-        hits = _cap(fresh, per_call, dropped, "per_call")
-        session_cap = env_cap(SESSION_CAP_ENV, DEFAULT_SESSION_CAP)
-        hits = _cap(hits, max(session_cap - len(shown), 0), dropped, "session_cap")
-        hits = _budget(hits, max_tokens, render, dropped)
-        if hits:
-            shown_list = [*shown, *(h.id for h in hits)]
-            payload = {"session_id": session_id, "shown": shown_list, "updated_at": now_iso()}
-            atomic_write_text(state_file, json.dumps(payload, indent=2) + "\n", durable=False)
     return hits
 
 
