@@ -160,3 +160,26 @@ def as_teammate(command: str) -> str:
     """An installed agent entry as a teammate's checkout runs it: the installer's own
     `orbit` (recorded when installed from a venv) is not on that machine."""
     return command.replace(str(ORBIT_BIN), "/nowhere/.venv/bin/orbit")
+
+
+AGENT_FIXTURES = REPO / "tests" / "fixtures" / "agents"
+PAYMENTS_WEBHOOK = (
+    "The payments webhook test is flaky when the clock is frozen; use the fake_clock fixture."
+)
+
+
+def agent_payload(name: str, root: Path, session: str) -> str:
+    """A documented agent payload (tests/fixtures/agents/NAME.json) for this workspace."""
+    text = (AGENT_FIXTURES / f"{name}.json").read_text()
+    return text.replace("{root}", str(root)).replace("{session}", session)
+
+
+def three_scoped_learnings(root: Path, orbit: CliRunner) -> Path:
+    """Billing, payments-webhook and reports learnings, and one file under each scope."""
+    orbit("learning", "add", "--summary", "Money is integer cents.", "--path", "billing/**")
+    orbit("learning", "add", "--summary", PAYMENTS_WEBHOOK, "--path", "payments/webhook/**")
+    orbit("learning", "add", "--summary", "Reports read the replica.", "--path", "reports/**")
+    for name in ("billing/invoice.py", "payments/webhook/handler.py", "reports/daily.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("def total():\n    return 0\n")
+    return root

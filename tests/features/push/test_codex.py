@@ -11,31 +11,30 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import ORBIT_BIN, REPO, CliRunner, as_teammate
+from tests.testing import (
+    ORBIT_BIN,
+    PAYMENTS_WEBHOOK,
+    CliRunner,
+    agent_payload,
+    as_teammate,
+    three_scoped_learnings,
+)
 
-FIXTURES = REPO / "tests/fixtures/agents"
 WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
 WITHOUT_ORBIT = {**os.environ, "PATH": "/usr/bin:/bin"}
 SETTINGS = ".codex/hooks.json"
 MONEY = "L-0001 (scope billing/**, 0 votes): Money is integer cents."
-WEBHOOK = "The payments webhook test is flaky when the clock is frozen; use the fake_clock fixture."
+WEBHOOK = PAYMENTS_WEBHOOK
 
 
 @pytest.fixture
 def store(workspace: Path, orbit: CliRunner) -> Path:
-    orbit("learning", "add", "--summary", "Money is integer cents.", "--path", "billing/**")
-    orbit("learning", "add", "--summary", WEBHOOK, "--path", "payments/webhook/**")
-    orbit("learning", "add", "--summary", "Reports read the replica.", "--path", "reports/**")
-    for name in ("billing/invoice.py", "payments/webhook/handler.py", "reports/daily.py"):
-        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / name).write_text("def total():\n    return 0\n")
+    three_scoped_learnings(workspace, orbit)
     assert orbit("hooks", "install", "--codex").code == 0
     return workspace
 
 
-def fixture(name: str, root: Path, session: str) -> str:
-    text = (FIXTURES / f"{name}.json").read_text()
-    return text.replace("{root}", str(root)).replace("{session}", session)
+fixture = agent_payload
 
 
 def entry(root: Path, event: str) -> str:

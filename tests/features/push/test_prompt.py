@@ -14,27 +14,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import ORBIT_BIN, REPO, CliRunner
+from tests.testing import (
+    ORBIT_BIN,
+    PAYMENTS_WEBHOOK,
+    CliRunner,
+    agent_payload,
+    three_scoped_learnings,
+)
 
-FIXTURES = REPO / "tests/fixtures/agents"
 WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
-WEBHOOK = "The payments webhook test is flaky when the clock is frozen; use the fake_clock fixture."
+WEBHOOK = PAYMENTS_WEBHOOK
 
 
 @pytest.fixture
 def store(workspace: Path, orbit: CliRunner) -> Path:
-    orbit("learning", "add", "--summary", "Money is integer cents.", "--path", "billing/**")
-    orbit("learning", "add", "--summary", WEBHOOK, "--path", "payments/webhook/**")
-    orbit("learning", "add", "--summary", "Reports read the replica.", "--path", "reports/**")
-    for name in ("billing/invoice.py", "payments/webhook/handler.py", "reports/daily.py"):
-        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / name).write_text("def total():\n    return 0\n")
-    return workspace
+    return three_scoped_learnings(workspace, orbit)
 
 
-def fixture(name: str, root: Path, session: str) -> str:
-    text = (FIXTURES / f"{name}.json").read_text()
-    return text.replace("{root}", str(root)).replace("{session}", session)
+fixture = agent_payload
 
 
 def installed(root: Path, settings: str, event: str) -> str:
