@@ -341,9 +341,12 @@ def test_the_review_queue_approves_and_rejects_proposals(
     ]
     first, second = proposed
     page.goto(server)
+    page.wait_for_selector("[data-testid=stats-proposed]")
     assert page.inner_text("[data-testid=stats-proposed]") == "2 to review"
     page.click("[data-testid=stats-proposed]")
-    page.wait_for_function("document.querySelectorAll('[data-testid=row]').length === 2")
+    page.wait_for_url(re.compile(r"status=proposed"))
+    for learning_id in proposed:
+        page.wait_for_selector(f"[data-testid=row][data-id={learning_id}]")
     assert sorted(row_ids(page)) == proposed
     open_view(page, server, f"status=proposed&open={first}")
     page.click("[data-testid=approve]")
