@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.testing import CliRunner
+from tests.testing import CliRunner, as_teammate
 
 
 def test_stats_counts_injections_per_learning(example: Path, orbit: CliRunner) -> None:
@@ -88,3 +88,24 @@ def test_doctor_without_workspace(
     monkeypatch.chdir(tmp_path)
     outcome = orbit("doctor")
     assert outcome.code == 1 and "orbit init" in outcome.out
+
+
+def test_doctor_runs_the_installed_entry_and_fails_when_it_cannot_reach_orbit(
+    example: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured on main: an entry that could not reach orbit answered nothing, exit 0, and
+    doctor said `[ok] claude code hook` with an ok dry run. Now the dry run is the entry."""
+    (example / "services/billing").mkdir(parents=True)
+    (example / "services/billing/tax.py").write_text("")
+    assert orbit("hooks", "install", "--claude").code == 0
+    with_orbit = orbit("doctor", "--json").json()["checks"]
+    ran = next(c for c in with_orbit if c["name"] == "dry run")
+    assert ran["status"] == "ok" and "L-0003" in ran["detail"]
+    settings = example / ".claude/settings.json"
+    settings.write_text(as_teammate(settings.read_text()))  # orbit is not where it says
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    outcome = orbit("doctor", "--json")
+    ran = next(c for c in outcome.json()["checks"] if c["name"] == "dry run")
+    assert outcome.code == 1 and ran["status"] == "fail"
+    assert "answered nothing for a Read of services/billing/tax.py" in ran["message"]
+    assert not (example / ".orbit/state/injections.jsonl").exists()  # dry runs record nothing

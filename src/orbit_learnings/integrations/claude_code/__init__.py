@@ -14,6 +14,7 @@ from orbit_learnings.integrations.base import Check, Integration, SetupReport
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
 
     from orbit_learnings.store.workspace import Workspace
 
@@ -122,13 +123,59 @@ def _missing_program(ws: Workspace, commands: list[str]) -> str | None:
 
 
 def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
-    from orbit_learnings.integrations.claude_code import hook
+    """Run the installed PostToolUse entry for real, as Claude Code would (its shell, this
+    PATH, a Read payload on stdin) and say what the model would receive. An entry that
+    answers nothing for a file that has learnings fails: the agent gets nothing either.
+    Before any install, the hook's answer in-process: a preview of what it would say."""
+    from orbit_learnings.integrations.claude_code import setup
     from orbit_learnings.integrations.doctor import sample_path as find_sample
 
     path = sample_path or find_sample(ws)
     if path is None:
         return Check("dry run", "skip", "no file in the repository matches any learning's scope")
-    payload = json.dumps(
+    command = _installed_entry(ws, setup)
+    if command is None:  # not installed yet: what the hook would say, answered in-process
+        from orbit_learnings.integrations.claude_code import hook
+
+        try:
+            output, why = hook.respond(_read_payload(ws, path), root=ws.root_dir, record=False), ""
+        except Exception as exc:  # the doctor reports what a hook would have swallowed
+            return Check("dry run", "fail", f"the hook failed on {path}: {exc}")
+        if not output:
+            return Check("dry run", "warn", f"the hook would add nothing for {path}")
+    else:
+        output, why = _run_entry(ws, command, _read_payload(ws, path))
+    if not output:
+        return Check(
+            "dry run",
+            "fail",
+            f"the installed entry answered nothing for a Read of {path}, which has learnings"
+            f"{why}: is orbit reachable from it? Install orbit on PATH (pipx) or run "
+            "`orbit hooks install --claude` from the install you use",
+        )
+    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    return Check("dry run", "ok", f"for a Read of {path} the model would receive:", context)
+
+
+def _installed_entry(ws: Workspace, setup: ModuleType) -> str | None:
+    from orbit_learnings.core.errors import OrbitError
+    from orbit_learnings.integrations import hookfiles
+
+    try:
+        text = hookfiles.read_settings(ws.root / setup.SETTINGS)
+        groups = json.loads(text or "{}").get("hooks", {}).get("PostToolUse", [])
+    except (ValueError, AttributeError, OrbitError):
+        return None
+    for group in groups if isinstance(groups, list) else []:
+        for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+            command = handler.get("command") if isinstance(handler, dict) else None
+            if isinstance(command, str) and setup.HOOK_MARKER in command:
+                return command
+    return None
+
+
+def _read_payload(ws: Workspace, path: str) -> str:
+    return json.dumps(
         {
             "session_id": "orbit-doctor",
             "cwd": ws.root_dir,
@@ -138,14 +185,24 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
             "tool_response": {"type": "text"},
         }
     )
+
+
+def _run_entry(ws: Workspace, command: str, payload: str) -> tuple[str, str]:
+    """(stdout, " (why)" or "") of the entry run by `sh -c` in the repository."""
+    import subprocess
+
+    from orbit_learnings.integrations.claude_code.hook import DRY_RUN_ENV
+
+    env = {**os.environ, DRY_RUN_ENV: "1"}
     try:
-        output = hook.respond(payload, root=ws.root_dir, record=False)
-    except Exception as exc:
-        return Check("dry run", "fail", f"the hook failed on {path}: {exc}")
-    if not output:
-        return Check("dry run", "warn", f"the hook would add nothing for {path}")
-    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
-    return Check("dry run", "ok", f"for a Read of {path} the model would receive:", context)
+        done = subprocess.run(
+            ["sh", "-c", command], input=payload, capture_output=True, text=True,
+            cwd=ws.root_dir, env=env, timeout=30, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return "", f" ({exc})"
+    why = (done.stderr.strip().splitlines() or [""])[-1]
+    return done.stdout.strip(), f" ({why})" if why else ""
 
 
 INTEGRATION = ClaudeCode()

@@ -35,6 +35,7 @@ from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, find_workspace, to_repo_relative
 
 DENY_ENV = "ORBIT_HOOK_DENY_NEW_WRITES"
+DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"  # `doctor` runs the installed entry: answer, record nothing
 LAYER = "claude-code"
 
 
@@ -46,8 +47,9 @@ def run(
     stdin_text: str, *, root: str | None = None, deny_new_writes: bool = False
 ) -> tuple[str, str]:
     """Return (stdout, stderr) for one hook call; never raises."""
+    record = os.environ.get(DRY_RUN_ENV) != "1"
     try:
-        return respond(stdin_text, root=root, deny_new_writes=deny_new_writes), ""
+        return respond(stdin_text, root=root, deny_new_writes=deny_new_writes, record=record), ""
     except HookSkip as skip:
         return "", f"orbit hook: {skip}\n" if str(skip) else ""
     except Exception as exc:  # a hook must never break the agent
