@@ -108,16 +108,6 @@ def test_prefix_tier_matches_word_starts(table: sqlite3.Connection) -> None:
     assert rows == [("caching is hard",)]
 
 
-@pytest.mark.parametrize(("raw", "expected"), [(0.0, 0.0), (2.0, 0.0), (-1.0, 0.5), (-3.0, 0.75)])
-def test_bm25_is_mapped_into_zero_one_higher_is_better(raw: float, expected: float) -> None:
-    assert fts.normalise_bm25(raw) == pytest.approx(expected)
-
-
-def test_stronger_bm25_always_scores_higher() -> None:
-    scores = [fts.normalise_bm25(-x) for x in (0.1, 1.0, 10.0, 1000.0)]
-    assert scores == sorted(scores) and all(0 < s < 1 for s in scores)
-
-
 def test_glossary_groups_merge_when_they_share_a_member() -> None:
     glossary = fts.Glossary({"pg": ("postgres",)})
     glossary.extend({"psql": ("postgres", "postgresql")})

@@ -306,9 +306,3 @@ def _others(group: set[tuple[str, ...]], member: tuple[str, ...]) -> tuple[str, 
 def _contains(words: Sequence[str], run: tuple[str, ...]) -> bool:
     size = len(run)
     return any(tuple(words[i : i + size]) == run for i in range(len(words) - size + 1))
-
-
-def normalise_bm25(raw: float) -> float:
-    """SQLite's bm25() is negative, lower is better; map it into (0, 1), higher is better."""
-    strength = max(-raw, 0.0)
-    return strength / (1.0 + strength)

@@ -30,27 +30,6 @@ from orbit_learnings.store.votes import read_votes
 from orbit_learnings.store.workspace import Workspace
 from orbit_learnings.store.yamlio import line_containing
 
-KINDS = (
-    "yaml",
-    "schema",
-    "votes",
-    "feedback",
-    "duplicate-id",
-    "id-mismatch",
-    "dangling-link",
-    "one-sided-link",
-    "conflict",
-    "glob",
-    "layout",
-    "stale",
-    "collision",
-    "link",
-    "tracked-state",
-    "anchor",
-    "anchor-touched",
-    "unused",  # with --unused DAYS (push.usage)
-)
-
 
 class _Parsed:
     def __init__(self, folder: str, path: str, text: str, learning: model.Learning | None) -> None:

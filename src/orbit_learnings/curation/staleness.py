@@ -73,9 +73,6 @@ class StaleReport:
     def to_dict(self) -> dict[str, object]:
         return {"stale": [s.to_dict() for s in self.stale], "notes": self.notes}
 
-    def reasons_for(self, learning_id: str) -> list[str]:
-        return next((s.reasons for s in self.stale if s.id == learning_id), [])
-
 
 def _walk_files(root: str) -> list[str]:
     files: list[str] = []

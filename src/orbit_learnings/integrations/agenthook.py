@@ -27,7 +27,6 @@ class AgentHook(Integration):
     settings = ""  # the agent's settings file, relative to the repository (POSIX)
     nested = False  # Claude-style groups {matcher, hooks: [...]} or flat handlers
     events: ClassVar[dict[str, str | None]] = {}  # event -> matcher (None: no matcher)
-    docs_page = ""
 
     # --- what each agent says -----------------------------------------------------
 

@@ -14,7 +14,6 @@ from orbit_learnings.core.anchors.record import Anchor
 from orbit_learnings.core.anchors.symbols import definitions, enclosing_symbol, symbol_range
 
 OK, MOVED, DRIFTED, BROKEN = "ok", "moved", "drifted", "broken"
-STATES = (OK, MOVED, DRIFTED, BROKEN)
 # Any change that survives normalisation makes an anchor drifted; the similarity says how
 # much. Below this share of recorded lines still there in order, and with no surviving
 # definition of the anchor's symbol, the cited code counts as gone: broken.

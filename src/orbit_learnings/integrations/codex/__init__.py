@@ -56,7 +56,6 @@ class Codex(AgentHook):
         "UserPromptSubmit": None,  # Codex ignores matchers here
         "PostToolUse": TOOLS,
     }
-    docs_page = "docs/push/codex.md"
 
     def handler(self, command: str, matcher: str | None) -> dict[str, Any]:
         return {"type": "command", "command": command, "timeout": 10}  # seconds

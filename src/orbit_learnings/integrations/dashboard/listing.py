@@ -45,10 +45,6 @@ class ListQuery:
     limit: int = DEFAULT_LIMIT
     offset: int = 0
 
-    @property
-    def needs_confidence(self) -> bool:
-        return self.low_confidence or self.sort.lstrip("-") == "confidence"
-
 
 def parse_query(request: Request) -> ListQuery:
     params = request.query_params
