@@ -20,11 +20,12 @@ from orbit_learnings.store.fileops import (
     atomic_write_text,
     posix_lock,
 )
+from orbit_learnings.store.layout import SESSION_CLAIMED_FILE, SESSION_LOCK_FILE
 from orbit_learnings.store.workspace import Workspace
 
 SUBAGENT_TOOLS = ("Task", "Agent")
 TAIL_BYTES = 512 * 1024  # the handover is recent: the transcript's tail holds it
-CLAIMED_FILE = "subagent-tasks.json"  # per session: tool-use ids already handed out
+CLAIMED_FILE = SESSION_CLAIMED_FILE  # per session: tool-use ids already handed out
 
 
 class Handover:
@@ -85,7 +86,7 @@ def claim(ws: Workspace, session_id: str, transcript_path: str, agent_type: str 
 def _claim_locked(
     folder: str, claimed_file: str, transcript_path: str, agent_type: str | None
 ) -> str:
-    with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
+    with posix_lock(os.path.join(folder, SESSION_LOCK_FILE), deadline=HOT_LOCK_SECONDS):
         claimed = _read_claimed(claimed_file)
         open_ones = [h for h in handovers(transcript_path) if h.tool_use_id not in claimed]
         same_kind = [h for h in open_ones if agent_type and h.agent_type == agent_type]

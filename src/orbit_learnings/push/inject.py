@@ -27,7 +27,12 @@ from orbit_learnings.store.fileops import (
     posix_lock,
     remove_if_present,
 )
-from orbit_learnings.store.layout import INJECTIONS_FILE, SESSION_SHOWN_FILE, SESSIONS_DIR
+from orbit_learnings.store.layout import (
+    INJECTIONS_FILE,
+    SESSION_LOCK_FILE,
+    SESSION_SHOWN_FILE,
+    SESSIONS_DIR,
+)
 from orbit_learnings.store.workspace import Workspace
 
 PER_CALL_ENV = "ORBIT_LEARNING_PER_CALL_CAP"
@@ -104,7 +109,7 @@ def forget_session(ws: Workspace, session_id: str) -> bool:
     if not os.path.exists(state_file):
         return False
     try:
-        with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
+        with posix_lock(os.path.join(folder, SESSION_LOCK_FILE), deadline=HOT_LOCK_SECONDS):
             remove_if_present(state_file)
     except LockBusy:
         remove_if_present(state_file)  # an unlink is atomic; forgetting cannot wait
@@ -202,7 +207,7 @@ def _select_in_session(
     folder = session_dir(ws, session_id)
     state_file = os.path.join(folder, SESSION_SHOWN_FILE)
     try:
-        with posix_lock(os.path.join(folder, "lock"), deadline=HOT_LOCK_SECONDS):
+        with posix_lock(os.path.join(folder, SESSION_LOCK_FILE), deadline=HOT_LOCK_SECONDS):
             shown = _read_shown(state_file)
             fresh = [h for h in ranked if h.id not in shown]
             if len(fresh) < len(ranked):

@@ -8,7 +8,7 @@
       learnings/<id>/feedback.jsonl
       learnings/tags.yaml             the store-wide tag list
       state/                          derived and disposable, never in git:
-        index.sqlite3, locks/, sessions/, injections.jsonl,
+        index.sqlite3, locks/, sessions/, injections.jsonl, drafts/, capture-moments.json,
         stale.json                    the last staleness report and what it was computed for
 
 Stdlib only: the freshness scan reads these names on every hot read.
@@ -33,6 +33,10 @@ INDEX_FILE = "index.sqlite3"
 LOCKS_DIR = "locks"
 SESSIONS_DIR = "sessions"
 SESSION_SHOWN_FILE = "learnings.json"  # in a session folder: the IDs it was shown
+SESSION_LOCK_FILE = "lock"  # in a session folder: guards its files, taken with a deadline
+SESSION_CLAIMED_FILE = "subagent-tasks.json"  # in a session folder: tasks handed to subagents
+DRAFTS_DIR = "drafts"  # in state/: `extract`'s drafts awaiting triage
+CAPTURE_MOMENTS_FILE = "capture-moments.json"  # in state/: the capture nudge's per-session hint
 INJECTIONS_FILE = "injections.jsonl"
 STALE_CACHE_FILE = "stale.json"  # in state/: the last `find_stale` result and its key
 TASKS_DIR = "tasks"  # an optional task store beside the learnings

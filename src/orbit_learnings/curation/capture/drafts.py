@@ -23,12 +23,12 @@ from orbit_learnings.curation.capture.drafting import Draft
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.fileops import atomic_write_text
-from orbit_learnings.store.layout import ORBIT_DIR
+from orbit_learnings.store.layout import DRAFTS_DIR, ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
 
 
 def drafts_dir(ws: Workspace) -> str:
-    return os.path.join(ws.state_path, "drafts")
+    return os.path.join(ws.state_path, DRAFTS_DIR)
 
 
 def _draft_id(draft: Draft) -> str:

@@ -22,9 +22,10 @@ import json
 import os
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.store.layout import CAPTURE_MOMENTS_FILE
 from orbit_learnings.store.workspace import Workspace
 
-STATE_FILE = "capture-moments.json"  # session -> {"moments", "asked", "proposals"}
+STATE_FILE = CAPTURE_MOMENTS_FILE  # session -> {"moments", "asked", "proposals"}
 MAX_SESSIONS = 200  # the state keeps the most recent sessions only: it is a hint, not a log
 NUDGE = (
     "If this message corrects a convention of this repository (not a one-off instruction), "
