@@ -183,3 +183,26 @@ def three_scoped_learnings(root: Path, orbit: CliRunner) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("def total():\n    return 0\n")
     return root
+
+
+def run_entry(command: str, stdin: str, root: Path, env: dict[str, str] | None = None) -> str:
+    """An installed agent entry run as the agent runs it (`sh -c`), with this venv's orbit
+    on PATH unless `env` says otherwise; it must exit 0. Its stdout."""
+    path = f"{ORBIT_BIN.parent}:{os.environ['PATH']}"
+    proc = subprocess.run(
+        ["sh", "-c", command],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env if env is not None else {**os.environ, "PATH": path},
+        cwd=root,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def hook_context(out: str, event: str) -> str:
+    """`hookSpecificOutput.additionalContext` of a hook's answer, for the event that called."""
+    specific = json.loads(out)["hookSpecificOutput"]
+    assert specific["hookEventName"] == event
+    return str(specific["additionalContext"])

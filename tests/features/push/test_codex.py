@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.testing import (
-    ORBIT_BIN,
     PAYMENTS_WEBHOOK,
     CliRunner,
     agent_payload,
     as_teammate,
+    hook_context,
+    run_entry,
     three_scoped_learnings,
 )
 
-WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
 WITHOUT_ORBIT = {**os.environ, "PATH": "/usr/bin:/bin"}
 SETTINGS = ".codex/hooks.json"
 MONEY = "L-0001 (scope billing/**, 0 votes): Money is integer cents."
@@ -42,18 +41,7 @@ def entry(root: Path, event: str) -> str:
     return str(group["hooks"][0]["command"])
 
 
-def run(command: str, stdin: str, root: Path, env: dict[str, str] = WITH_ORBIT) -> str:
-    proc = subprocess.run(
-        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=env, cwd=root
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def context(out: str, event: str) -> str:
-    specific = json.loads(out)["hookSpecificOutput"]
-    assert specific["hookEventName"] == event
-    return str(specific["additionalContext"])
+run, context = run_entry, hook_context
 
 
 @pytest.mark.parametrize(

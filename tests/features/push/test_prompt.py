@@ -8,21 +8,19 @@ the tool calls share one dedup set per agent context.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.testing import (
-    ORBIT_BIN,
     PAYMENTS_WEBHOOK,
     CliRunner,
     agent_payload,
+    hook_context,
+    run_entry,
     three_scoped_learnings,
 )
 
-WITH_ORBIT = {**os.environ, "PATH": f"{ORBIT_BIN.parent}:{os.environ['PATH']}"}
 WEBHOOK = PAYMENTS_WEBHOOK
 
 
@@ -39,18 +37,7 @@ def installed(root: Path, settings: str, event: str) -> str:
     return str(entry["hooks"][0]["command"])
 
 
-def run(command: str, stdin: str, root: Path) -> str:
-    proc = subprocess.run(
-        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=WITH_ORBIT, cwd=root
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def context(out: str, event: str) -> str:
-    specific = json.loads(out)["hookSpecificOutput"]
-    assert specific["hookEventName"] == event
-    return str(specific["additionalContext"])
+run, context = run_entry, hook_context
 
 
 def prompt(root: Path, text: str, session: str) -> str:

@@ -40,14 +40,21 @@ REFLECT = (
 )
 
 
-def enabled(ws: Workspace, key: str) -> bool:
+def switched_on(ws: Workspace) -> set[str]:
+    """The capture moments on in `.orbit/config.yaml` (`nudge`, `reflect`), read once."""
     from orbit_learnings.store import config
 
     try:
         section = config.load(ws).get("capture")
     except OrbitError:
-        return False  # a broken config never breaks a hook
-    return isinstance(section, dict) and section.get(key) is True
+        return set()  # a broken config never breaks a hook
+    if not isinstance(section, dict):
+        return set()
+    return {key for key in ("nudge", "reflect") if section.get(key) is True}
+
+
+def enabled(ws: Workspace, key: str) -> bool:
+    return key in switched_on(ws)
 
 
 def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
@@ -55,7 +62,8 @@ def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
     text = (prompt or "").strip()
     if not session or len(text.split()) < 3:
         return ""
-    if not (enabled(ws, "nudge") or enabled(ws, "reflect")):
+    on = switched_on(ws)
+    if not on:
         return ""  # off (the default): the prompt hook pays for nothing more
     from orbit_learnings.curation.capture.moments import rule_cue
 
@@ -65,7 +73,7 @@ def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
     state = states.setdefault(session, {"moments": 0, "asked": False, "proposals": _count(ws)})
     state["moments"] = _number(state.get("moments")) + 1
     _save(ws, states)
-    return NUDGE if enabled(ws, "nudge") else ""
+    return NUDGE if "nudge" in on else ""
 
 
 def at_stop(ws: Workspace, session: str | None, *, already_active: bool) -> str:

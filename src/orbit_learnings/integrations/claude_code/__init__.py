@@ -158,20 +158,14 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
 
 
 def _installed_entry(ws: Workspace, setup: ModuleType) -> str | None:
+    """The command the settings run for this hook (every event's entry is the same one)."""
     from orbit_learnings.core.errors import OrbitError
-    from orbit_learnings.integrations import hookfiles
 
     try:
-        text = hookfiles.read_settings(ws.root / setup.SETTINGS)
-        groups = json.loads(text or "{}").get("hooks", {}).get("PostToolUse", [])
-    except (ValueError, AttributeError, OrbitError):
-        return None
-    for group in groups if isinstance(groups, list) else []:
-        for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-            command = handler.get("command") if isinstance(handler, dict) else None
-            if isinstance(command, str) and setup.HOOK_MARKER in command:
-                return command
-    return None
+        commands: list[str] = setup.hook_commands(ws.root)
+    except (ValueError, OrbitError):
+        return None  # `_hook_check` reports an unreadable settings file
+    return commands[0] if commands else None
 
 
 def _read_payload(ws: Workspace, path: str) -> str:
