@@ -39,6 +39,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
         os.environ["TMPDIR"] = str(shm)
         tempfile.tempdir = None  # gettempdir() looks again
+    # A hook with a deadline (Cline's) must not run out of time because the machine is busy
+    # with the rest of the suite: no test depends on how fast it is. The deadline itself is
+    # tested by setting it low (tests/features/push/test_cline.py).
+    os.environ.setdefault("ORBIT_HOOK_DEADLINE", "600")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

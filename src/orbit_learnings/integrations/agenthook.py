@@ -9,7 +9,7 @@ import json
 import os
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.integrations.base import Check, Integration
+from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, Integration
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, find_workspace
 
@@ -88,11 +88,14 @@ class AgentHook(Integration):
         return out or self.empty_answer, err
 
     def _hook(self, stdin_text: str, *, root: str | None) -> tuple[str, str]:
+        """The one way every agent's hook reads its payload, finds the workspace (`cwd`,
+        else the first workspace root holding one) and keeps its failures from the agent."""
+        record = os.environ.get(DRY_RUN_ENV) != "1"
         try:
             payload = json.loads(stdin_text)
             if not isinstance(payload, dict):
                 return "", "orbit hook: stdin JSON is not an object\n"
-            return self.respond(payload, workspace_of(payload, root), record=True), ""
+            return self.respond(payload, workspace_of(payload, root), record=record), ""
         except ValueError:
             return "", "orbit hook: stdin is not JSON; expected a hook payload\n"
         except Exception as exc:  # a hook must never break the agent
@@ -219,4 +222,6 @@ def touch_of(
     if tool is None:
         return None
     cwd = text_field(payload, "cwd") or first_root(payload)
-    return hookflow.Touch(tool, tool_arguments(payload.get(input_key)), session_id=session, cwd=cwd)
+    arguments = tool_arguments(payload.get(input_key))
+    agent = text_field(payload, "agent_id")  # a subagent's call: its own dedup set
+    return hookflow.Touch(tool, arguments, session_id=session, agent_id=agent, cwd=cwd)

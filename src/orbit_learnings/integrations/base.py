@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from orbit_learnings.core.errors import UsageError
 
+# `doctor` runs installed entries for real with this set: answer as usual, record nothing
+# (no "shown" marks, no usage log), for the agent hooks and the git hooks alike.
+DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from orbit_learnings.core import SAFE_PATH_FLAG
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.integrations.base import Check, Integration, SetupReport
+from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, Integration, SetupReport
 from orbit_learnings.store.fileops import atomic_write_text
 from orbit_learnings.store.setup import MERGE_DRIVER, ensure_merge_attribute
 from orbit_learnings.store.workspace import Workspace
@@ -33,7 +33,6 @@ CHAINED_SUFFIX = ".orbit-chained"
 REFRESH_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 CHECK_HOOK = "pre-commit"
 ALL_HOOKS = (*REFRESH_HOOKS, CHECK_HOOK)
-DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"
 
 _PREAMBLE = """\
 #!/bin/sh

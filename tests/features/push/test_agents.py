@@ -305,6 +305,21 @@ def test_cursor_with_several_roots_finds_the_one_holding_orbit(
     assert code == 0 and "L-0001" in cursor_context(out)
 
 
+@pytest.mark.parametrize("name", ["cursor", "claude-code"])
+def test_a_cursor_payload_with_only_workspace_roots_answers_alike_through_both_entries(
+    scoped: Path, tmp_path: Path, name: str
+) -> None:
+    """Cursor runs either entry; one without `cwd` is answered from its workspace roots,
+    whichever entry reads it (the Claude Code one once found no workspace and said nothing)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    payload = json.loads(fixture("cursor.postToolUse.Read", scoped, f"roots-{name}"))
+    payload.pop("cwd")
+    code, out, _ = hook(elsewhere, name, payload)
+    assert code == 0
+    assert "L-0001 (scope billing/**, 0 votes): Money is integer cents." in cursor_context(out)
+
+
 def test_an_unknown_hook_name_still_exits_zero(scoped: Path) -> None:
     code, out, err = hook(scoped, "claude", {"tool_name": "Read"})
     assert (code, out) == (0, "") and "no hook named 'claude'" in err

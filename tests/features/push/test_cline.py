@@ -97,7 +97,7 @@ def test_a_hook_past_its_deadline_still_answers(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cline blocks on a timeout: the hook stops its own work first and lets Cline go on."""
-    monkeypatch.setattr(cline, "DEADLINE_SECONDS", 0.2)
+    monkeypatch.setenv(cline.DEADLINE_ENV, "0.2")
     monkeypatch.setattr(hookflow, "context_for_touch", lambda *a, **k: time.sleep(30) or "x")
     started = time.monotonic()
     stdin = fixture("cline.PostToolUse.read_file", store, "slow")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 
-from orbit_learnings.integrations.base import Check, Integration, SetupReport
+from orbit_learnings.integrations.agenthook import AgentHook
+from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, SetupReport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 DENY_FLAG = "--deny-new-writes"
 
 
-class ClaudeCode(Integration):
+class ClaudeCode(AgentHook):
     name = "claude-code"
     summary = (
         "Claude Code: context after file tools, for the prompt, at session start, for subagents"
@@ -35,13 +36,17 @@ class ClaudeCode(Integration):
         '  {"matcher": "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob",\n'
         '   "hooks": [{"type": "command", "command": "orbit hook claude-code"}]}'
     )
-    has_hook = True
-    installs = True
+    deny_new_writes = False  # `--deny-new-writes` on the hook's command line
 
     def hook(self, stdin_text: str, *, root: str | None, flags: Sequence[str]) -> tuple[str, str]:
+        self.deny_new_writes = DENY_FLAG in (flags or ())
+        return super().hook(stdin_text, root=root, flags=flags)
+
+    def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
+        """Claude Code's events (and the Copilot and Cursor shapes that run this entry)."""
         from orbit_learnings.integrations.claude_code import hook
 
-        return hook.run(stdin_text, root=root, deny_new_writes=DENY_FLAG in flags)
+        return hook.respond(payload, ws, deny_new_writes=self.deny_new_writes, record=record)
 
     def install(
         self, ws: Workspace, *, command: str | None = None, prompt: bool = True
@@ -138,7 +143,9 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
         from orbit_learnings.integrations.claude_code import hook
 
         try:
-            output, why = hook.respond(_read_payload(ws, path), root=ws.root_dir, record=False), ""
+            payload = json.loads(_read_payload(ws, path))
+            output = hook.respond(payload, ws, deny_new_writes=False, record=False)
+            why = ""
         except Exception as exc:  # the doctor reports what a hook would have swallowed
             return Check("dry run", "fail", f"the hook failed on {path}: {exc}")
         if not output:
@@ -184,8 +191,6 @@ def _read_payload(ws: Workspace, path: str) -> str:
 def _run_entry(ws: Workspace, command: str, payload: str) -> tuple[str, str]:
     """(stdout, " (why)" or "") of the entry run by `sh -c` in the repository."""
     import subprocess
-
-    from orbit_learnings.integrations.claude_code.hook import DRY_RUN_ENV
 
     env = {**os.environ, DRY_RUN_ENV: "1"}
     try:

@@ -21,7 +21,9 @@
 The answer's `hookEventName` is always the event that called. Copilot CLI and VS Code
 read `.claude/settings.json` too and send their own shapes (`toolName`/`toolArgs`,
 `view`, `read_file` with `filePath`): they are recognised and answered in a shape they
-read, or left in silence. Never a non-zero exit, never output on a problem.
+read, or left in silence. Reading the payload, finding the workspace (`cwd`, else
+Cursor's `workspace_roots`) and never failing the agent are `AgentHook`'s, as for every
+agent. Never a non-zero exit, never output on a problem.
 
 Reference (read 2026-11-24): https://code.claude.com/docs/en/hooks
 """
@@ -31,66 +33,35 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.integrations.agenthook import text_field, touch_of
 from orbit_learnings.push import hookflow
-from orbit_learnings.store.workspace import Workspace, find_workspace, to_repo_relative
+from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
 DENY_ENV = "ORBIT_HOOK_DENY_NEW_WRITES"
-DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"  # `doctor` runs the installed entry: answer, record nothing
 LAYER = "claude-code"
-
-
-class HookSkip(Exception):
-    """Nothing to say for this call, with the reason for stderr."""
-
-
-def run(
-    stdin_text: str, *, root: str | None = None, deny_new_writes: bool = False
-) -> tuple[str, str]:
-    """Return (stdout, stderr) for one hook call; never raises."""
-    record = os.environ.get(DRY_RUN_ENV) != "1"
-    try:
-        return respond(stdin_text, root=root, deny_new_writes=deny_new_writes, record=record), ""
-    except HookSkip as skip:
-        return "", f"orbit hook: {skip}\n" if str(skip) else ""
-    except Exception as exc:  # a hook must never break the agent
-        return "", f"orbit hook: skipped ({type(exc).__name__}: {exc})\n"
+# Copilot and VS Code spell it sessionId; Cursor, which runs this entry too, has
+# conversation_id: the same key its own entry uses, so the two share one dedup set.
+SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
 
 
 def respond(
-    stdin_text: str, *, root: str | None = None, deny_new_writes: bool = False, record: bool = True
+    payload: dict[str, object], ws: Workspace, *, deny_new_writes: bool, record: bool
 ) -> str:
-    payload = parse(stdin_text)
-    event = _text(payload, "hook_event_name") or _text(payload, "hookEventName") or ""
-    cwd = _text(payload, "cwd")
-    ws = find_workspace(root, cwd=cwd)
-    # Copilot and VS Code spell it sessionId; Cursor, which runs this entry too, has
-    # conversation_id: the same key its own entry uses, so the two share one dedup set.
-    session = next(
-        (s for k in ("session_id", "sessionId", "conversation_id") if (s := _text(payload, k))),
-        None,
-    )
+    """The answer to one event; the payload parsing, the workspace and never failing the
+    agent are `AgentHook`'s, shared with every other agent."""
+    event = text_field(payload, "hook_event_name", "hookEventName") or ""
+    session = text_field(payload, *SESSION_KEYS)
     if event == "SessionStart":
-        return answer(event, hookflow.session_started(ws, session, _text(payload, "source")))
+        return answer(event, hookflow.session_started(ws, session, text_field(payload, "source")))
     if event == "UserPromptSubmit":
-        if "cursor_version" in payload:  # Cursor's prompt hook adds no context: mark nothing
-            return ""
-        prompt = _text(payload, "prompt")
-        found = hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
-        return answer(event, "\n\n".join(t for t in (found, _nudge(ws, session, prompt)) if t))
+        return _prompt(payload, ws, session, record=record)
     if event == "Stop":
         return _stop(ws, session, already_active=payload.get("stop_hook_active") is True)
     if event == "SubagentStart":
-        text = hookflow.subagent_started(
-            ws,
-            session,
-            _text(payload, "agent_id"),
-            agent_type=_text(payload, "agent_type"),
-            transcript_path=_text(payload, "transcript_path"),
-            layer=LAYER,
-            record=record,
-        )
-        return answer(event, text)
-    touch = _touch(payload, session, cwd)
+        return _subagent(payload, ws, session, record=record)
+    touch = _touch(payload, session)
+    if touch is None:  # not a tool call: stay silent
+        return ""
     if event == "PreToolUse":
         deny = deny_new_writes or os.environ.get(DENY_ENV) == "1"
         return _before_tool(ws, touch, deny=deny, record=record) if deny else ""
@@ -100,23 +71,35 @@ def respond(
     return answer(event or "PostToolUse", text, foreign="toolName" in payload)
 
 
-def _touch(payload: dict[str, object], session: str | None, cwd: str | None) -> hookflow.Touch:
-    tool = _text(payload, "tool_name") or _text(payload, "toolName")
-    if tool is None:
-        raise HookSkip("")  # not a tool call: stay silent
-    tool_input = payload.get("tool_input", payload.get("toolArgs"))
-    if isinstance(tool_input, str):  # Copilot CLI sends its arguments as a JSON string
-        try:
-            tool_input = json.loads(tool_input)
-        except ValueError:
-            tool_input = {}
-    return hookflow.Touch(
-        tool,
-        tool_input if isinstance(tool_input, dict) else {},
-        session_id=session,
-        agent_id=_text(payload, "agent_id"),
-        cwd=cwd,
+def _touch(payload: dict[str, object], session: str | None) -> hookflow.Touch | None:
+    """Claude Code's `tool_name`/`tool_input`, or Copilot's `toolName`/`toolArgs`."""
+    if "tool_name" in payload:
+        return touch_of(payload, "tool_name", "tool_input", session=session)
+    return touch_of(payload, "toolName", "toolArgs", session=session)
+
+
+def _prompt(payload: dict[str, object], ws: Workspace, session: str | None, *, record: bool) -> str:
+    if "cursor_version" in payload:  # Cursor's prompt hook adds no context: mark nothing
+        return ""
+    prompt = text_field(payload, "prompt")
+    found = hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
+    nudge = _nudge(ws, session, prompt)
+    return answer("UserPromptSubmit", "\n\n".join(t for t in (found, nudge) if t))
+
+
+def _subagent(
+    payload: dict[str, object], ws: Workspace, session: str | None, *, record: bool
+) -> str:
+    text = hookflow.subagent_started(
+        ws,
+        session,
+        text_field(payload, "agent_id"),
+        agent_type=text_field(payload, "agent_type"),
+        transcript_path=text_field(payload, "transcript_path"),
+        layer=LAYER,
+        record=record,
     )
+    return answer("SubagentStart", text)
 
 
 def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bool) -> str:
@@ -167,18 +150,3 @@ def answer(event: str, text: str, *, foreign: bool = False) -> str:
     specific = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
     body = {"additionalContext": text} if foreign else specific
     return json.dumps(body) + "\n"
-
-
-def parse(stdin_text: str) -> dict[str, object]:
-    try:
-        payload = json.loads(stdin_text)
-    except ValueError:
-        raise HookSkip("stdin is not JSON; expected a hook payload") from None
-    if not isinstance(payload, dict):
-        raise HookSkip("stdin JSON is not an object")
-    return payload
-
-
-def _text(payload: dict[str, object], key: str) -> str | None:
-    value = payload.get(key)
-    return value if isinstance(value, str) and value.strip() else None

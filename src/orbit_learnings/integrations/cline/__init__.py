@@ -7,7 +7,7 @@ JSON on stdin (`hookName`, `taskId`, `workspaceRoots`, and its own object:
 `contextModification` reaches the next model request. A non-zero exit, bad JSON or a
 timeout *blocks* Cline, so every path here answers `{"cancel": false}` and exits 0: the
 script orbit writes prints that line itself when orbit is missing or says anything
-else, and the hook stops its own work after `DEADLINE_SECONDS`.
+else, and the hook stops its own work after `DEADLINE_SECONDS` (`ORBIT_HOOK_DEADLINE`).
 
 Orbit writes `TaskStart` (the note, and the learnings the task's first message finds),
 `UserPromptSubmit` and `PostToolUse`; a script of that name that is not orbit's is left
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 HOOKS_DIR = ".clinerules/hooks"
 NO_PROMPT = "--no-prompt"
-DEADLINE_SECONDS = 3.0
+DEADLINE_SECONDS = 3.0  # Cline's own timeout is longer; a slow machine raises ours with:
+DEADLINE_ENV = "ORBIT_HOOK_DEADLINE"  # seconds
 ALLOW = '{"cancel": false}'
 MARK = "# orbit-learnings: written by `orbit hooks install cline`"
 SCRIPT = """#!/bin/sh
@@ -83,7 +84,7 @@ class Cline(AgentHook):
     def hook(self, stdin_text: str, *, root: str | None, flags: Any) -> tuple[str, str]:
         self.search_prompt = NO_PROMPT not in (flags or ())
         try:
-            with _deadline(DEADLINE_SECONDS):
+            with _deadline(deadline_seconds()):
                 return super().hook(stdin_text, root=root, flags=flags)
         except HookDeadline:  # also when it strikes on the way out
             return self.empty_answer, ""
@@ -187,6 +188,15 @@ def _ours(path: Path) -> bool:
         return MARK in path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def deadline_seconds() -> float:
+    """`ORBIT_HOOK_DEADLINE` when it is a positive number of seconds, else the default."""
+    try:
+        seconds = float(os.environ.get(DEADLINE_ENV, ""))
+    except ValueError:
+        return DEADLINE_SECONDS
+    return seconds if 0 < seconds < 3600 else DEADLINE_SECONDS
 
 
 class _deadline:
