@@ -21,6 +21,7 @@ Stdlib only: this runs on every tool call an agent makes.
 
 from __future__ import annotations
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.core.matching import is_glob
 from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
@@ -42,24 +43,11 @@ NOTE = (
     "scope matches a file are shown when you read or edit it "
     "(`orbit learning list --path FILE` asks directly)."
 )
-# The tools that read or write files, across agents (compared case-insensitively):
-# Claude Code, Copilot CLI, Cursor, Gemini CLI, VS Code, Codex CLI, Cline. Anything else (an
-# MCP tool that names a path in another repository, a web fetch) is none of our business.
-FILE_TOOLS = frozenset(
-    [
-        *("read", "edit", "write", "notebookedit", "multiedit", "bash", "powershell"),
-        *("grep", "glob"),  # Claude Code
-        *("view", "create", "str_replace_editor", "shell"),  # Copilot CLI, Cursor
-        *("read_file", "read_many_files", "write_file", "replace", "grep_search"),
-        *("search_file_content", "list_directory", "run_shell_command"),  # Gemini CLI
-        *("create_file", "replace_string_in_file", "multi_replace_string_in_file"),
-        *("insert_edit_into_file", "editfiles", "file_search", "list_dir"),  # VS Code
-        "apply_patch",  # Codex CLI: the patch in `command`
-        *("write_to_file", "replace_in_file", "search_files", "list_files"),
-        *("execute_command", "list_code_definition_names"),  # Cline
-    ]
-)
-GLOB_TOOLS = frozenset(("glob", "file_search"))  # their `pattern` is a path glob
+# The tools that read or write files, across agents (core/agenttools.py, compared
+# case-insensitively). Anything else (an MCP tool that names a path in another repository,
+# a web fetch) is none of our business.
+FILE_TOOLS = agenttools.every_tool()
+GLOB_TOOLS = agenttools.every_tool(agenttools.GLOB)  # their `pattern` is a path glob
 PATH_KEYS = ("file_path", "notebook_path", "filePath", "path", "absolute_path", "dir_path")
 LIST_KEYS = ("files", "paths", "include")  # keys that name several
 FILTER_KEYS = ("glob", "include_pattern", "file_pattern")  # a search narrowed to a glob

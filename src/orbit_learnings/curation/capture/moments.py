@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.sessions import (
     INTERRUPT,
@@ -32,15 +33,10 @@ from orbit_learnings.curation.capture.sessions import (
     Turn,
 )
 
-EDIT_TOOLS = {
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "apply_patch",
-    "str_replace_based_edit_tool",
-}
-FILE_TOOLS = EDIT_TOOLS | {"Read"}
+# The transcripts capture reads (Claude Code's, Codex's), by the tools their turns name.
+_TRANSCRIBED = ("claude-code", "claude-code (retired)", "anthropic-api", "codex")
+EDIT_TOOLS = {t for agent in _TRANSCRIBED for t in agenttools.tools_of(agent, agenttools.EDIT)}
+FILE_TOOLS = EDIT_TOOLS | set(agenttools.tools_of("claude-code", agenttools.READ))
 THRESHOLD = 0.45  # chosen on the tuning set only (scripts/eval_capture.py)
 FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
 PER_SESSION = 3

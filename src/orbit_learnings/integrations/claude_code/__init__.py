@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
 from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, SetupReport
 
@@ -33,7 +34,7 @@ class ClaudeCode(AgentHook):
         f"{DENY_FLAG} (on a PreToolUse entry for Write): deny creating a new file once, with "
         "the learnings as the reason.\n\n"
         "\b\nExample (.claude/settings.json, by `orbit hooks install claude-code`):\n"
-        '  {"matcher": "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob",\n'
+        f'  {{"matcher": "{agenttools.matcher("claude-code")}",\n'
         '   "hooks": [{"type": "command", "command": "orbit hook claude-code"}]}'
     )
     deny_new_writes = False  # `--deny-new-writes` on the hook's command line

@@ -14,13 +14,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.integrations import hookfiles
 from orbit_learnings.integrations.base import SetupReport
 from orbit_learnings.store.fileops import read_repo_text, repo_file, write_repo_text
 
 HOOK_COMMAND = "orbit hook claude-code"
 HOOK_MARKER = "hook claude-code"
-FILE_TOOLS_MATCHER = "Read|Edit|Write|NotebookEdit|Bash|PowerShell|Grep|Glob"
+FILE_TOOLS_MATCHER = agenttools.matcher("claude-code")
 # Event -> matcher (None: every occurrence). No PreToolUse entry: a hook that runs before
 # a tool can block it (Copilot CLI, which reads this file too, denies the call when a
 # pre-tool hook fails), and orbit never needs to.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
@@ -35,7 +36,7 @@ if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from orbit_learnings.integrations.base import Check
     from orbit_learnings.store.workspace import Workspace
 
-TOOLS = "Bash|apply_patch"
+TOOLS = agenttools.matcher("codex")
 
 
 class Codex(AgentHook):

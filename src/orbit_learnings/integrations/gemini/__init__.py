@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import json
 
+from orbit_learnings.core import agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from typing import Any, ClassVar
 
-FILE_TOOLS = (
-    "read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content"
-    "|list_directory|run_shell_command"
-)
+FILE_TOOLS = agenttools.matcher("gemini")
 
 
 class Gemini(AgentHook):
