@@ -217,13 +217,15 @@ def _single(options: dict[str, object], key: str) -> str | None:
 
 def _int(options: dict[str, object], key: str, flag: str, minimum: int) -> int | None:
     from orbit_learnings.core.errors import UsageError
+    from orbit_learnings.core.numbers import whole_number
 
     text = _single(options, key)
     if text is None:
         return None
-    if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+    number = whole_number(text)
+    if number is None or number < minimum:
         raise UsageError(f"invalid value for {flag}: {text!r} is not an integer >= {minimum}")
-    return int(text)
+    return number
 
 
 def _strings(options: dict[str, object], key: str) -> list[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from orbit_learnings.core.numbers import whole_number
+
 PREFIXES = {"project": "L", "user": "U"}  # level -> ID prefix
 LEVEL_OF_PREFIX = {prefix: level for level, prefix in PREFIXES.items()}
 LEVEL_CHOICES = (*PREFIXES, "all")
@@ -65,9 +67,10 @@ def meant_id(typed: str, known: list[str]) -> str | None:
     text = typed.strip()
     prefix, dash, rest = text.upper().rpartition("-")
     candidates = [text.upper()]
-    if rest.isdigit() and rest.isascii():
+    number = whole_number(rest)
+    if number is not None:
         prefixes = [prefix] if dash else list(PREFIXES.values())
-        candidates += [format_sequential_id(int(rest), p) for p in prefixes if p]
+        candidates += [format_sequential_id(number, p) for p in prefixes if p]
     found = [c for c in candidates if c in known and c != text]
     if found:
         return found[0]

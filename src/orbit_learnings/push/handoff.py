@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.core.agents.transcripts import tool_uses
 from orbit_learnings.push import inject
 from orbit_learnings.store.fileops import (
     HOT_LOCK_SECONDS,
@@ -59,12 +60,8 @@ def _launches(line: str) -> list[Handover]:
         row = json.loads(line)
     except ValueError:
         return []
-    message = row.get("message") if isinstance(row, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
     launches: list[Handover] = []
-    for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict) or block.get("type") != "tool_use":
-            continue
+    for block in tool_uses(row):
         data = block.get("input")
         if block.get("name") in SUBAGENT_TOOLS and isinstance(data, dict):
             text = " ".join(str(data.get(k, "")) for k in ("description", "prompt"))

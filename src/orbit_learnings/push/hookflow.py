@@ -21,7 +21,7 @@ Stdlib only: this runs on every tool call an agent makes.
 
 from __future__ import annotations
 
-from orbit_learnings.core import agenttools
+from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.core.matching import is_glob
 from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Collection
 
 from orbit_learnings.core.errors import OrbitError, UsageError
+from orbit_learnings.core.numbers import whole_number
 from orbit_learnings.core.results import Hit, printable
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
@@ -77,9 +78,10 @@ def env_cap(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
+    number = whole_number(raw)
+    if number is None:
         raise UsageError(f"{name} must be a non-negative integer, got {raw!r}")
-    return int(raw)
+    return number
 
 
 def session_from_env(explicit: str | None) -> str | None:

@@ -11,6 +11,7 @@ the person's reason after "The user provided the following reason for the reject
 
 from __future__ import annotations
 
+from orbit_learnings.core.agents.transcripts import message_blocks
 from orbit_learnings.curation.capture.sessions import (
     ASSISTANT,
     INJECTED,
@@ -79,15 +80,12 @@ def _message(session: Session, number: int, row: dict[str, object]) -> None:
     role = message.get("role") or row.get("type")
     injected = bool(row.get("isMeta") or row.get("isCompactSummary"))
     sidechain = bool(row.get("isSidechain"))
-    content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    for block in blocks if isinstance(blocks, list) else []:
-        if isinstance(block, dict):
-            turn = _turn(number, str(role), block, injected=injected)
-            if turn is not None:
-                turn.sidechain = sidechain
-                session.turns.append(turn)
-                _add_reason(session, turn, row)
+    for block in message_blocks(row):
+        turn = _turn(number, str(role), block, injected=injected)
+        if turn is not None:
+            turn.sidechain = sidechain
+            session.turns.append(turn)
+            _add_reason(session, turn, row)
 
 
 def _turn(number: int, role: str, block: dict[str, object], *, injected: bool) -> Turn | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from orbit_learnings.core import agenttools
+from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.sessions import (
     INTERRUPT,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from orbit_learnings.core import agenttools
+from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
 from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, SetupReport
 

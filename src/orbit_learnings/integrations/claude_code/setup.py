@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from orbit_learnings.core import agenttools
+from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.integrations import hookfiles
 from orbit_learnings.integrations.base import SetupReport
 from orbit_learnings.store.fileops import read_repo_text, repo_file, write_repo_text

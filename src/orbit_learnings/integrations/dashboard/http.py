@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from orbit_learnings.core.errors import NotFound, OrbitError, UsageError, ValidationFailed
+from orbit_learnings.core.numbers import whole_number
 from orbit_learnings.integrations.dashboard.openapi import TOKEN_HEADER
 from orbit_learnings.store.fileops import MAX_FILE_BYTES
 
@@ -61,7 +62,8 @@ async def capped_body(request: Request) -> bytes:
     by its declared Content-Length without reading a byte, else (chunked) as soon as
     what arrived passes `MAX_BODY`."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_BODY:
+    length = whole_number(declared.strip()) if declared is not None else None
+    if length is not None and length > MAX_BODY:
         raise HTTPException(413, f"body larger than {MAX_BODY} bytes")
     chunks: list[bytes] = []
     size = 0
@@ -95,9 +97,10 @@ def int_param(request: Request, name: str, default: int, low: int, high: int) ->
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not (raw.isascii() and raw.isdigit()):  # "²".isdigit() is True
+    number = whole_number(raw)
+    if number is None:
         raise HTTPException(400, f"{name} must be a non-negative integer")
-    return max(low, min(int(raw), high))
+    return max(low, min(number, high))
 
 
 def flag_param(request: Request, name: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from orbit_learnings.core import agenttools
+from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
 
 TYPE_CHECKING = False

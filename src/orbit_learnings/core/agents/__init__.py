@@ -1,0 +1,1 @@
+"""What orbit knows of the coding agents themselves: their file tools and their transcripts."""
