@@ -29,7 +29,7 @@ RANKS = {
     "api": 7,
     "entry": 7,
     "__main__": 8,
-    "__init__": 8,  # the root package: its lazy `search_learnings` reaches the api
+    "__init__": 8,  # the root package: its lazy `inject_learnings` reaches the api
 }
 # Limits serve the code, they do not decide where it lives: past the soft limit a module or
 # folder is worth a look (a warning names it), past the hard one it is refused.

@@ -2,10 +2,10 @@
 
 Kept import-free on purpose: agent hooks import this package on every file an
 agent touches, so anything heavy here would tax every step of every session.
-`__version__` and `search_learnings` are resolved on first access.
+`__version__` and `inject_learnings` are resolved on first access.
 """
 
-__all__ = ["__version__", "search_learnings"]
+__all__ = ["__version__", "inject_learnings"]
 
 
 def __getattr__(name: str) -> object:
@@ -14,8 +14,8 @@ def __getattr__(name: str) -> object:
         from orbit_learnings.core import VERSION
 
         return VERSION
-    if name == "search_learnings":
-        from orbit_learnings.api import search_learnings
+    if name in ("inject_learnings", "search_learnings"):  # the second: its old, misleading name
+        from orbit_learnings import api
 
-        return search_learnings
+        return getattr(api, name)
     raise AttributeError(f"module 'orbit_learnings' has no attribute {name!r}")

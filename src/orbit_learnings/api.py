@@ -1,10 +1,11 @@
 """The in-process API for engines written in Python (layer 1 without a subprocess).
 
-    from orbit_learnings import search_learnings
-    hits = search_learnings(paths=task.context_files, tags=task.tags, limit=5)
+    from orbit_learnings import inject_learnings
+    hits = inject_learnings(paths=task.context_files, tags=task.tags, limit=5)
 
-It runs the same selection as `orbit learning inject` (ranking, caps, session
-dedup, the injection log), so an engine and the CLI never disagree.
+It *is* `orbit learning inject` (ranking, caps, session dedup, and the injection log it
+writes), so an engine and the CLI never disagree. It was called `search_learnings`, which
+it never was: that name still works, with a DeprecationWarning.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from orbit_learnings.push import inject
 from orbit_learnings.store.workspace import find_workspace
 
 
-def search_learnings(
+def inject_learnings(
     paths: Sequence[str] = (),
     tags: Sequence[str] = (),
     limit: int | None = None,
@@ -40,3 +41,16 @@ def search_learnings(
         task_text=task_text,
     )
     return [inject.hit_summary(h) for h in chosen.hits]
+
+
+def search_learnings(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """Deprecated: `inject_learnings` (it selects for injection and records what it chose)."""
+    import warnings
+
+    warnings.warn(
+        "orbit_learnings.search_learnings is now inject_learnings (it injects, it does not "
+        "search); the old name will be removed",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return inject_learnings(*args, **kwargs)

@@ -205,11 +205,20 @@ def test_injections_are_logged(many: Path, orbit: CliRunner) -> None:
 def test_python_api_matches_the_cli(many: Path, orbit: CliRunner) -> None:
     import orbit_learnings
 
-    api = orbit_learnings.search_learnings(paths=["src/a.py"], limit=3)
+    api = orbit_learnings.inject_learnings(paths=["src/a.py"], limit=3)
     cli = orbit(
         "learning", "inject", "--path", "src/a.py", "--limit", "3", "--format", "json"
     ).json()
     assert api == cli["learnings"]
+
+
+def test_the_old_api_name_still_works_and_says_it_is_deprecated(many: Path) -> None:
+    import orbit_learnings
+
+    with pytest.warns(DeprecationWarning, match="inject_learnings"):
+        old = orbit_learnings.search_learnings(paths=["src/a.py"], limit=3, session_id="s-old")
+    new = orbit_learnings.inject_learnings(paths=["src/a.py"], limit=3, session_id="s-new")
+    assert old == new and len(new) == 3
 
 
 def test_dedup_across_concurrent_processes_of_one_session(many: Path) -> None:
