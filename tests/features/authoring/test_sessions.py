@@ -63,6 +63,47 @@ def test_a_changed_command_that_then_passes_is_an_error_fix(
     assert "Connection refused" in fixes[0].error
 
 
+def _session(tmp_path: Path, rows: list[tuple[str, object]]) -> str:
+    """A Claude Code session file of (role, content) messages."""
+    lines = [
+        json.dumps({"type": role, "cwd": "/w", "message": {"role": role, "content": content}})
+        for role, content in rows
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "finding",
+    [
+        "I need to correct my earlier advice. Setting `tracking: false` disables the DataDog "
+        "provider too.",
+        "是的，这正是原因。分支基于 master 创建，所以 PR 多了 43 个文件。",
+    ],
+)
+def test_a_cause_the_agent_finds_after_a_question_is_a_moment(tmp_path: Path, finding: str) -> None:
+    asked = _session(
+        tmp_path,
+        [("user", "Set up the tracking client."), ("assistant", "Done."),
+         ("user", "Will the other provider still work if I turn tracking off?"),
+         ("assistant", finding)],
+    )  # fmt: skip
+    found = moments.find_moments(read_session(asked, max_bytes=1 << 20))
+    assert [(m.kind, m.lines) for m in found] == [("finding", [4])]
+    assert found[0].said.startswith(finding.split("。")[0].split(". ")[0])
+
+
+def test_an_agent_explaining_unprompted_is_no_moment(tmp_path: Path) -> None:
+    told = _session(
+        tmp_path,
+        [("user", "Add a retry to the webhook handler."), ("assistant", "Done."),
+         ("user", "Now add the same to the mailer."),
+         ("assistant", "That's why I wrapped it in a helper; the root cause is shared.")],
+    )  # fmt: skip
+    assert [m.kind for m in moments.find_moments(read_session(told, max_bytes=1 << 20))] == []
+
+
 def test_codex_rollouts_are_read_with_patches_and_interruptions() -> None:
     result = extract_sessions([CODEX], None)
     assert result.files[0]["agent"] == "codex" and result.files[0]["skipped"] == 0

@@ -101,8 +101,11 @@ def _said(moment: Moment) -> tuple[str, str]:
         "after-error": "said after a command failed",
         "pasted-error": "showed a failure from their own terminal",
         "follow-up": "said",
-    }[moment.kind]
+    }.get(moment.kind)
     quote = moment.said if len(moment.said) <= 600 else moment.said[:600] + " …"
+    if how is None:  # "finding": the agent's words, not the user's
+        about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
+        return rule_sentence(moment.said), f"The agent found:\n\n> {quote}{about}"
     about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
     return rule_sentence(moment.said), f"The user {how}:\n\n> {quote}{about}"
 

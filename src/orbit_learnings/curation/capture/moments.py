@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.sessions import (
+    ASSISTANT,
     INTERRUPT,
     TOOL_RESULT,
     TOOL_USE,
@@ -113,9 +114,59 @@ class Moment:
 def find_moments(session: Session) -> list[Moment]:
     """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
     turns = [t for t in session.turns if not t.sidechain]
-    found = _person_moments(turns) + _error_fix_moments(turns, session.cwd)
+    found = _person_moments(turns) + _error_fix_moments(turns, session.cwd) + _findings(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
     return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+
+
+# --- the agent finding out -------------------------------------------------------------
+
+# The agent names a cause it just found, or takes back what it said: the gotchas of a code
+# base live here more than in anything a person types. Causes and retractions, in the
+# languages seen in public sessions; no one session's wording.
+_FINDING = re.compile(
+    r"\b(root cause|the (real |actual |underlying )?(cause|culprit|problem|issue|reason) "
+    r"(is|was)|turns out|it turned out|this is why|that'?s why|which is why|"
+    r"I need to correct|I was wrong|correction:|my (earlier|previous) (advice|answer|claim)|"
+    r"der Grund (ist|war)|liegt daran|stellt sich heraus|la cause (est|était)|"
+    r"la causa (es|era)|el problema (es|era)|resulta que|причина в том)\b"
+    r"|根本原因|正是原因|原因是|原因在于|问题在于|原来是|原因は|原因でした|実は",
+    re.I,
+)
+FINDING = 0.5  # below a person's own words: the agent's reading can be wrong
+
+
+def _findings(turns: list[Turn]) -> list[Moment]:
+    """The agent's statement of a cause or a retraction, after a person's question or
+    report, or after a failure: one moment per statement, its sentence quoted."""
+    moments: list[Moment] = []
+    for position, turn in enumerate(turns):
+        if turn.kind != ASSISTANT or not (match := _FINDING.search(turn.text)):
+            continue
+        if not _prompted(turns, position):
+            continue
+        said = _sentence_around(turn.text, match.start())
+        files = _files(turns[max(0, position - 6) : position + 2])
+        moments.append(Moment("finding", [turn.line], FINDING, said=said, files=files))
+    return moments
+
+
+def _prompted(turns: list[Turn], at: int) -> bool:
+    """Whether a question, a report or a failure came just before (within the agent's turn)."""
+    for turn in reversed(turns[max(0, at - 8) : at]):
+        if turn.kind == TOOL_RESULT and _failed(turn):
+            return True
+        if turn.kind == USER:
+            text = turn.text.strip()
+            return bool(_QUESTION.search(text) or _ASKING.match(text) or _REPORT.search(text))
+    return False
+
+
+def _sentence_around(text: str, at: int) -> str:
+    """The sentence holding position `at` and the next one (the cause is often there)."""
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "\n", "。", "! ")) + 1
+    pieces = re.split(r"(?<=[.!?。！？])\s+|\n+", text[start:].strip())
+    return " ".join(p for p in pieces[:2] if p).strip()[:600]
 
 
 # --- the person speaking ------------------------------------------------------------------
