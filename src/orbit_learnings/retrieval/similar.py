@@ -62,11 +62,26 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+# Developers' everyday short forms, each with one meaning in a lesson's summary: "repo" and
+# "repository" are one word to a reader. Ambiguous ones ("dev", "ts", "pr") are left out.
+SHORT_FORMS = {
+    "repo": "repository", "repos": "repository", "config": "configuration",
+    "configs": "configuration", "env": "environment", "envs": "environment",
+    "dep": "dependency", "deps": "dependency", "db": "database", "dbs": "database",
+    "dir": "directory", "dirs": "directory", "doc": "documentation", "docs": "documentation",
+    "auth": "authentication", "msg": "message", "msgs": "message", "pkg": "package",
+    "pkgs": "package", "prod": "production", "impl": "implementation", "arg": "argument",
+    "args": "argument", "param": "parameter", "params": "parameter", "func": "function",
+    "var": "variable", "vars": "variable", "tmp": "temporary", "temp": "temporary",
+}  # fmt: skip
+
+
 def meaning_terms(text: str, glossary: Glossary | None = None) -> set[str]:
     """A summary's content words, each in one canonical form."""
     terms: set[str] = set()
     words = {w.lower() for w in _WORD.findall(text.replace("'", ""))}
     for word in words - STOPWORDS - FORCE_WORDS:
+        word = SHORT_FORMS.get(word, word)
         group = glossary.group(word) if glossary is not None else set()
         terms.add(min(" ".join(m) for m in group) if group else _stem(word))
     return terms

@@ -36,6 +36,7 @@ SESSION_SHOWN_FILE = "learnings.json"  # in a session folder: the IDs it was sho
 SESSION_LOCK_FILE = "lock"  # in a session folder: guards its files, taken with a deadline
 SESSION_CLAIMED_FILE = "subagent-tasks.json"  # in a session folder: tasks handed to subagents
 DRAFTS_DIR = "drafts"  # in state/: `extract`'s drafts awaiting triage
+DRAFTS_LOCK_FILE = ".lock"  # in drafts/: two `extract` runs (two sessions ending) take turns
 CAPTURE_MOMENTS_FILE = "capture-moments.json"  # in state/: the capture nudge's per-session hint
 INJECTIONS_FILE = "injections.jsonl"
 STALE_CACHE_FILE = "stale.json"  # in state/: the last `find_stale` result and its key

@@ -81,6 +81,15 @@ def test_accept_suggests_an_upvote_for_a_near_duplicate(workspace: Path, orbit: 
     assert orbit("learning", "drafts", "list", "--json").json()["drafts"]  # still there for review
 
 
+def test_a_short_form_is_the_same_word_to_the_duplicate_measure() -> None:
+    """ "repo" and "repository", "config" and "configuration": one word to a reader."""
+    from orbit_learnings.retrieval.similar import SIMILARITY, likeness
+
+    assert likeness("Never use npm in this repo", "Never use npm in this repository") == 1.0
+    short, long = "Keep the repo config in pyproject", "Keep repository configuration in pyproject"
+    assert likeness(short, long) >= SIMILARITY
+
+
 def test_personal_store_beside_the_project(workspace: Path, orbit: CliRunner) -> None:
     user_root = Path(os.environ["XDG_DATA_HOME"]) / "orbit-learnings"
     assert (

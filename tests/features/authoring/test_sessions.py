@@ -104,6 +104,35 @@ def test_an_agent_explaining_unprompted_is_no_moment(tmp_path: Path) -> None:
     assert [m.kind for m in moments.find_moments(read_session(told, max_bytes=1 << 20))] == []
 
 
+def test_a_lesson_met_again_in_a_later_session_grows_its_draft_and_leads_the_queue(
+    workspace: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    first = tmp_path / "one"
+    second = tmp_path / "two"
+    other = tmp_path / "three"
+    for folder in (first, second, other):
+        folder.mkdir()
+    said = {
+        first: "Never use npm in this repository; always use pnpm instead.",
+        second: "Always use pnpm instead of npm in this repository, never npm.",
+        other: "Never commit the generated client; always regenerate it in CI instead.",
+    }
+    paths = {
+        f: _session(f, [("user", "Add the date library."), ("assistant", "Done."),
+                        ("user", text)])
+        for f, text in said.items()
+    }  # fmt: skip
+    made = orbit("learning", "extract", paths[first], paths[other], "--json").json()
+    assert len(made["drafts"]) == 2
+    npm = next(d for d in made["drafts"] if "npm" in d["summary"])
+    again = orbit("learning", "extract", paths[second], "--json").json()
+    assert again["drafts"] == [] and again["recurred"] == [npm["id"]]
+    grown = orbit("learning", "drafts", "list", "--json").json()["drafts"]
+    assert grown[0]["id"] == npm["id"]  # met in two sessions: reviewed first
+    assert grown[0]["confidence"] > npm["confidence"]
+    assert grown[0]["source"]["also"][0]["file"] == paths[second]
+
+
 def test_codex_rollouts_are_read_with_patches_and_interruptions() -> None:
     result = extract_sessions([CODEX], None)
     assert result.files[0]["agent"] == "codex" and result.files[0]["skipped"] == 0

@@ -77,14 +77,17 @@ def extract_command(
     )
     if json_out:
         emit_json(
-            {"drafts": result.created, "skipped_existing": result.skipped, "files": result.files}
-        )
+            {"drafts": result.created, "skipped_existing": result.skipped,
+             "recurred": result.recurred, "files": result.files}
+        )  # fmt: skip
         return
     for report in result.files:
         skipped = f", {report['skipped']} unreadable line(s) skipped" if report["skipped"] else ""
         info(f"{report['file']}: {report['agent']}, {report['moments']} moment(s){skipped}")
     for draft in result.created:
         info(f"{draft['id']}\t{draft['detector']}\t{draft['confidence']}\t{draft['summary']}")
+    for draft_id in result.recurred:
+        info(f"{draft_id}\tmet again: its evidence grew, it moves up the review queue")
     info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
 
 

@@ -20,11 +20,14 @@ from orbit_learnings.core.scope import Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.curation.adding import add_learning
 from orbit_learnings.curation.capture.drafting import Draft
-from orbit_learnings.curation.capture.extract import extract_sessions
+from orbit_learnings.curation.capture.extract import extract_sessions, recurs, same_lesson
 from orbit_learnings.store import bundles as store
-from orbit_learnings.store.fileops import atomic_write_text
-from orbit_learnings.store.layout import DRAFTS_DIR, ORBIT_DIR
+from orbit_learnings.store.fileops import LockBusy, atomic_write_text, posix_lock
+from orbit_learnings.store.layout import DRAFTS_DIR, DRAFTS_LOCK_FILE, ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
+
+LOCK_FILE = DRAFTS_LOCK_FILE
+LOCK_SECONDS = 10.0
 
 
 def drafts_dir(ws: Workspace) -> str:
@@ -41,6 +44,7 @@ class Extracted:
     created: list[dict[str, object]]
     skipped: int
     files: list[dict[str, object]]
+    recurred: list[str]  # waiting drafts that met their lesson again (evidence added)
 
 
 def run_extract(
@@ -63,18 +67,57 @@ def run_extract(
         found.drafts.extend(drafted)
         found.files.append({"file": review, "agent": "review", "lines": 0, "skipped": 0,
                             "moments": len(drafted)})  # fmt: skip
-    created: list[dict[str, object]] = []
-    skipped = 0
-    for draft in found.drafts:
+    os.makedirs(drafts_dir(ws), exist_ok=True)
+    try:
+        with posix_lock(os.path.join(drafts_dir(ws), LOCK_FILE), deadline=LOCK_SECONDS):
+            return _file_drafts(ws, found.drafts, found.files)
+    except LockBusy:
+        raise OrbitError("another `orbit learning extract` is writing drafts; try again") from None
+
+
+def _file_drafts(
+    ws: Workspace, drafts: Sequence[Draft], files: list[dict[str, object]]
+) -> Extracted:
+    """Write each new draft, or add it as evidence to the waiting draft of the same lesson (a
+    lesson met in session after session ranks first); an identical one is not written twice."""
+    waiting = list_drafts(ws)
+    result = Extracted([], 0, files, [])
+    for draft in drafts:
         draft_id = _draft_id(draft)
-        target = os.path.join(drafts_dir(ws), f"{draft_id}.json")
-        if os.path.exists(target):
-            skipped += 1
+        if os.path.exists(_draft_file(ws, draft_id)):
+            result.skipped += 1
+            continue
+        same = same_lesson(draft.summary, [str(w["summary"]) for w in waiting])
+        if same is not None:
+            result.recurred.append(_met_again(ws, waiting[same], draft))
             continue
         record = {"id": draft_id, "created_at": now_iso(), **draft.to_dict()}
-        atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        created.append(record)
-    return Extracted(created, skipped, found.files)
+        _write(ws, record)
+        result.created.append(record)
+        waiting.append(record)
+    return result
+
+
+def _met_again(ws: Workspace, record: dict[str, object], draft: Draft) -> str:
+    kept = Draft(
+        str(record["detector"]), str(record["summary"]), str(record["body"]),
+        _strings(record["paths"]), _strings(record["tags"]),
+        float(record["confidence"]) if isinstance(record["confidence"], int | float) else 0.0,
+        record["source"] if isinstance(record["source"], dict) else {},
+    )  # fmt: skip
+    recurs(kept, draft)
+    record.update(kept.to_dict())
+    _write(ws, record)
+    return str(record["id"])
+
+
+def _draft_file(ws: Workspace, draft_id: str) -> str:
+    return os.path.join(drafts_dir(ws), f"{draft_id}.json")
+
+
+def _write(ws: Workspace, record: dict[str, object]) -> None:
+    text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(_draft_file(ws, str(record["id"])), text)
 
 
 def list_drafts(ws: Workspace) -> list[dict[str, object]]:
@@ -89,11 +132,15 @@ def list_drafts(ws: Workspace) -> list[dict[str, object]]:
     return sorted(records, key=_review_order)
 
 
-def _review_order(record: dict[str, object]) -> tuple[str, float, str]:
-    """Oldest extraction first; within one, the strongest moment first."""
+def _review_order(record: dict[str, object]) -> tuple[int, str, float, str]:
+    """The lesson met in the most sessions first; then the oldest extraction first, and
+    within one, the strongest moment first."""
     confidence = record.get("confidence")
     strength = float(confidence) if isinstance(confidence, int | float) else 0.0
-    return (str(record.get("created_at")), -strength, str(record.get("id")))
+    source = record.get("source")
+    again = source.get("also") if isinstance(source, dict) else None
+    met = len(again) if isinstance(again, list) else 0
+    return (-met, str(record.get("created_at")), -strength, str(record.get("id")))
 
 
 def get_draft(ws: Workspace, draft_id: str) -> dict[str, Any]:

@@ -2,9 +2,11 @@
 
 Each file is read by its own format (`sessions.read_session`), its moments found
 (`moments.find_moments`) and drafted (`drafting.draft_for`). A lesson that recurs across the
-sessions of one run ranks higher: drafts with the same summary merge, their evidence kept
-side by side. With a team model command (`--with`), the moments go to it and its drafts
-replace the deterministic ones; without one, nothing leaves the machine.
+sessions ranks higher: drafts that say the same thing (`retrieval.similar.likeness`, the
+near-duplicate measure) merge, their evidence kept side by side; `drafts.run_extract` does the
+same against the drafts earlier runs left waiting. With a team model command (`--with`),
+the moments go to it and its drafts replace the deterministic ones; without one, nothing
+leaves the machine.
 """
 
 from __future__ import annotations
@@ -68,20 +70,36 @@ def _read(path: str) -> Session:
 
 
 def _deterministic(moments: list[tuple[Session, Moment]], root: str | None) -> list[Draft]:
-    merged: dict[str, Draft] = {}
+    merged: list[Draft] = []
     for session, moment in moments:
         draft = draft_for(moment, path=session.path, root=session.cwd or root)
         if len(draft.summary.split()) < 2:
             continue
-        key = re.sub(r"\W+", " ", draft.summary.lower()).strip()
-        if key in merged:
-            _recurs(merged[key], draft)
+        same = same_lesson(draft.summary, [d.summary for d in merged])
+        if same is None:
+            merged.append(draft)
         else:
-            merged[key] = draft
-    return list(merged.values())
+            recurs(merged[same], draft)
+    return merged
 
 
-def _recurs(kept: Draft, again: Draft) -> None:
+def same_lesson(summary: str, summaries: Sequence[str]) -> int | None:
+    """The position of the summary that says the same thing, if one does: word for word, or
+    by the measure `add` uses for near-duplicates."""
+    from orbit_learnings.retrieval.similar import SIMILARITY, likeness
+
+    key = _key(summary)
+    for position, other in enumerate(summaries):
+        if _key(other) == key or likeness(summary, other) >= SIMILARITY:
+            return position
+    return None
+
+
+def _key(summary: str) -> str:
+    return re.sub(r"\W+", " ", summary.lower()).strip()
+
+
+def recurs(kept: Draft, again: Draft) -> None:
     """The same lesson in another moment: more confidence, both pieces of evidence kept."""
     seen = kept.source.setdefault("also", [])
     if isinstance(seen, list):
