@@ -92,6 +92,9 @@ def test_a_cause_the_agent_finds_after_a_question_is_a_moment(tmp_path: Path, fi
     found = moments.find_moments(read_session(asked, max_bytes=1 << 20))
     assert [(m.kind, m.lines) for m in found] == [("finding", [4])]
     assert found[0].said.startswith(finding.split("。")[0].split(". ")[0])
+    (draft,) = extract_sessions([asked], None).drafts
+    assert draft.summary.startswith(("Setting `tracking: false`", "分支基于 master"))  # the news
+    assert draft.body.startswith("The agent found:")
 
 
 def test_an_agent_explaining_unprompted_is_no_moment(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ _FILLER = re.compile(
     r"nein|doch|also|non|não|いや|いいえ|不|不对|不是)\b[,.!:;，。！ ]*\s*",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")  # CJK: no space after a stop
 _TOPIC_TAGS = (
     ("pytest", "testing"),
     ("jest", "testing"),
@@ -105,9 +105,26 @@ def _said(moment: Moment) -> tuple[str, str]:
     quote = moment.said if len(moment.said) <= 600 else moment.said[:600] + " …"
     if how is None:  # "finding": the agent's words, not the user's
         about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
-        return rule_sentence(moment.said), f"The agent found:\n\n> {quote}{about}"
+        return rule_sentence(_past_retraction(moment.said)), f"The agent found:\n\n> {quote}{about}"
     about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
     return rule_sentence(moment.said), f"The user {how}:\n\n> {quote}{about}"
+
+
+# A sentence that only takes something back or agrees ("I need to correct my earlier advice.",
+# "Yes, that's exactly the cause.", "是的，这正是原因。"): the lesson is in the next one.
+_ONLY_RETRACTS = re.compile(
+    r"^\W*(yes\W+)?(I need to correct|I was wrong|correction|that'?s (exactly )?(the|why)|"
+    r"this is (exactly )?(the|why)|是的|对|正是原因|没错)",
+    re.I,
+)
+
+
+def _past_retraction(said: str) -> str:
+    """The agent's words from the first sentence that says something of its own."""
+    sentences = [s.strip() for s in _SENTENCE.split(said.strip()) if s and s.strip()]
+    while len(sentences) > 1 and _ONLY_RETRACTS.match(sentences[0]) and len(sentences[0]) < 80:
+        sentences.pop(0)
+    return " ".join(sentences).replace("**", "")  # markdown emphasis is no part of a rule
 
 
 def _error_fix_text(moment: Moment) -> tuple[str, str]:
