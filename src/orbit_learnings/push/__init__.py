@@ -1,1 +1,1 @@
-"""Choosing what an agent sees: injection caps, session dedup, rendering, sidecar, context."""
+"""Choosing what an agent sees: injection caps, session dedup, rendering, attaching, context."""

@@ -1,6 +1,6 @@
 """Push injection: choose the few learnings an agent should see, once per session.
 
-Shared by every push layer — `orbit learning inject` (layer 1), the MCP sidecar
+Shared by every push layer — `orbit learning inject` (layer 1), the learnings MCP attaches
 (layer 2) and the Claude Code hook (layer 3) — so caps, dedup and the
 injection log behave identically everywhere. Stdlib only: it runs on every
 file an agent touches.

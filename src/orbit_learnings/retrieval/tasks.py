@@ -1,6 +1,6 @@
 """Which learnings a task needs: the narrowest scope first, then the task's own words.
 
-Every push layer — `inject`, the agent hooks, the MCP sidecar, `context` — asks
+Every push layer — `inject`, the agent hooks, the learnings MCP attaches, `context` — asks
 this one function, so a task gets the same learnings whichever way it arrives.
 
     score = 0.55 * specificity      # 1.0 this very file, 0.8 its folder, 0.1 `**/*.py`

@@ -76,7 +76,7 @@ def test_dotted_names_option(workspace: Path) -> None:
     }
 
 
-def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
+def test_every_tool_end_to_end_with_learnings_attached(workspace: Path) -> None:
     async def scenario(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
         out["add1"] = await client.call_tool(
@@ -128,7 +128,7 @@ def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
     assert {h["id"] for h in out["list"].structured_content["learnings"]} == {"L-0001", "L-0002"}
     show = out["show"].structured_content
     assert show["summary"] == "Migrations run in a transaction" and show["vote_count"] == 0
-    # The body mentions db/migrations/0001_init.sql: the sidecar brings L-0002 (not L-0001 itself).
+    # The body mentions db/migrations/0001_init.sql: the attached learnings bring L-0002 (not L-0001 itself).
     assert show["learnings"] == [{"id": "L-0002", "summary": "Use the migration helper"}]
     assert text_json(out["show"])["learnings"] == show["learnings"]  # text content carries it too
     assert out["update"].structured_content["priority"] == 2
@@ -152,9 +152,9 @@ def test_every_tool_end_to_end_with_the_sidecar(workspace: Path) -> None:
     ) == 1
 
 
-def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
+def test_attaching_honours_caps_and_session(workspace: Path) -> None:
     from orbit_learnings.core.scope import Scope
-    from orbit_learnings.push.sidecar import attach_learnings, mentioned_paths
+    from orbit_learnings.push.attach import attach_learnings, mentioned_paths
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.workspace import Workspace
 
@@ -175,8 +175,8 @@ def test_sidecar_function_honours_caps_and_session(workspace: Path) -> None:
 
 
 @pytest.mark.parametrize("bad", ["/etc/passwd", "../outside/file.py"])
-def test_sidecar_ignores_paths_outside_the_workspace(workspace: Path, bad: str) -> None:
-    from orbit_learnings.push.sidecar import mentioned_paths
+def test_attaching_ignores_paths_outside_the_workspace(workspace: Path, bad: str) -> None:
+    from orbit_learnings.push.attach import mentioned_paths
     from orbit_learnings.store.workspace import Workspace
 
     assert mentioned_paths(Workspace(workspace), {"p": bad}) == []

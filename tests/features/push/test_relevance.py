@@ -92,12 +92,12 @@ def test_the_task_text_brings_a_learning_its_files_do_not_match(
 def test_every_layer_makes_the_same_choice(
     billing: dict[str, str], orbit: CliRunner, workspace: Path
 ) -> None:
-    from orbit_learnings.push.sidecar import attach_learnings
+    from orbit_learnings.push.attach import attach_learnings
     from orbit_learnings.store.workspace import Workspace
 
     cli = injected(orbit, "--path", ROUNDING)
-    sidecar = attach_learnings(Workspace(workspace), {"path": ROUNDING}, {"path": ROUNDING})
-    assert [h["id"] for h in sidecar["learnings"]] == cli  # type: ignore[union-attr]
+    attached = attach_learnings(Workspace(workspace), {"path": ROUNDING}, {"path": ROUNDING})
+    assert [h["id"] for h in attached["learnings"]] == cli  # type: ignore[union-attr]
     payload = {
         "session_id": "relevance",
         "transcript_path": str(workspace / "transcript.jsonl"),

@@ -1,4 +1,4 @@
-"""The MCP server (`orbit mcp`): tools over stdio on the official SDK, with the sidecar.
+"""The MCP server (`orbit mcp`): tools over stdio on the official SDK; results carry learnings.
 
 Registered for `orbit doctor`; the server itself is `server.py`, imported only when
 it runs (the SDK and pydantic are heavy).
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 class Mcp(Integration):
     name = "mcp"
-    summary = "MCP server over stdio (`orbit mcp`) with the learnings sidecar"
+    summary = "MCP server over stdio (`orbit mcp`) with learnings attached to results"
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         import importlib.util

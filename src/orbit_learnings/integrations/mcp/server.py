@@ -1,7 +1,7 @@
 """Layer 2: `orbit mcp`, an MCP server over stdio on the official `mcp` SDK.
 
 Tools (`tools.py`) mirror spec 5.2 and call the same core functions as the CLI.
-Results that mention files carry the learnings sidecar (see `push/sidecar.py`), in
+Results that mention files carry their learnings attached (see `push/attach.py`), in
 the structured result and, because some clients forward only text, in the text
 content too (the SDK renders the same JSON there). Resources and prompts are in
 `catalogue.py`.

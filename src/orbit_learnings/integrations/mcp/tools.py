@@ -1,4 +1,4 @@
-"""The MCP tools: arguments as models send them, one core call each, results with the sidecar.
+"""The MCP tools: arguments as models send them, one core call each, learnings attached.
 
 Models often send one path where the schema says a list, so every list-valued input
 also accepts a single string (the schema says so: `string | string[]`). Fields with
@@ -17,7 +17,7 @@ from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.model import Evidence
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.curation.adding import add_learning
-from orbit_learnings.push import sidecar
+from orbit_learnings.push import attach
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
@@ -95,10 +95,10 @@ class LearningTools:
         self.ws = ws
         self.session_id = session_id
 
-    def _with_sidecar(
+    def _with_learnings(
         self, result: dict[str, Any], arguments: dict[str, Any], shown: list[str]
     ) -> dict[str, Any]:
-        return sidecar.attach_learnings(
+        return attach.attach_learnings(
             self.ws, result, arguments, session_id=self.session_id, exclude=shown
         )
 
@@ -183,7 +183,7 @@ class LearningTools:
             limit=limit,
             cwd=self.ws.root_dir,
         )
-        # No sidecar here: this result already is the path lookup.
+        # Nothing attached here: this result already is the path lookup.
         return {"learnings": [h.to_dict() for h in result.hits]}
 
     def do_show(
@@ -191,7 +191,7 @@ class LearningTools:
     ) -> dict[str, Any]:
         """The full record of one learning, with vote_count and last_voted_at."""
         record = queries.show_learning(self.ws, id).record
-        return self._with_sidecar(record, {"id": id}, [id])
+        return self._with_learnings(record, {"id": id}, [id])
 
     def do_update(
         self,
@@ -266,4 +266,4 @@ class LearningTools:
             )
         rows = [{**h.to_dict(), "kind": "learning"} for h in result.hits]
         arguments = {"query": query, "path": paths, "tag": tags}
-        return self._with_sidecar({"results": rows}, arguments, [r["id"] for r in rows])
+        return self._with_learnings({"results": rows}, arguments, [r["id"] for r in rows])

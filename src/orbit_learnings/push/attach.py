@@ -1,4 +1,6 @@
-"""Layer 2: the learnings sidecar for tool results that mention files.
+"""Layer 2: learnings attached to tool results that mention files (MCP's, or any server's).
+
+(Not the bundle's sidecar files: those are `votes.jsonl` and its kind, in `store/`.)
 
 `attach_learnings(ws, result, arguments)` finds the repo-relative file paths a
 tool call mentions (in its arguments and its result), looks them up with the
