@@ -62,6 +62,9 @@ FIXTURES: dict[str, str] = {
 }
 
 
+RECIPE_HANG_GUARD_SECONDS = 900
+
+
 @dataclass(frozen=True)
 class Templates:
     """Built once a session; each block gets a copy of one of them."""
@@ -93,8 +96,11 @@ class Sandbox:
             text=True,
             start_new_session=True,  # its own process group, so a stray server can be stopped
         ) as process:
-            try:  # the timeout is a safety net for a server left running, not a timing assertion
-                out, err = process.communicate(stdin, timeout=120)
+            # The timeout is a safety net for a server left running, not a timing assertion:
+            # the pre-commit recipe builds its environment from the package index and took
+            # over 120 s on a busy two-core machine.
+            try:
+                out, err = process.communicate(stdin, timeout=RECIPE_HANG_GUARD_SECONDS)
             finally:
                 _stop_group(process)
         return subprocess.CompletedProcess(command, process.returncode, out, err)
