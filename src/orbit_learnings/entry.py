@@ -125,7 +125,8 @@ def _lean(args: list[str]) -> int | None:
         )
         if injecting is None:
             return _FALLBACK
-        return _guarded(lambda: _inject(root, injecting), json_out=False)
+        as_json = _single(injecting, "format") == "json"
+        return _guarded(lambda: _inject(root, injecting), json_out=as_json)
     return _FALLBACK
 
 

@@ -44,13 +44,16 @@ def emit_json(payload: Mapping[str, Any]) -> None:
 
 
 def wants_json(argv: Sequence[str]) -> bool:
-    """Whether this command line asked for `--json`, so that its failure is JSON too.
-    Read from the words, since a failure can come before any option is parsed; never for
-    an agent's hook, whose stdout belongs to the agent's protocol."""
+    """Whether this command line asked for `--json` (or `inject --format json`), so that its
+    failure is JSON too. Read from the words, since a failure can come before any option is
+    parsed; never for an agent's hook, whose stdout belongs to the agent's protocol."""
     words = list(argv[: argv.index("--")] if "--" in argv else argv)
     position = 0  # past the global options (`--root DIR`, `--debug`): at the command
     while position < len(words) and words[position].startswith("-"):
         position += 2 if words[position] == "--root" else 1
+    if words[position : position + 2] == ["learning", "inject"]:
+        pairs = zip(words, [*words[1:], ""], strict=True)
+        return "--format=json" in words or ("--format", "json") in pairs
     return "--json" in words and words[position : position + 1] != ["hook"]
 
 

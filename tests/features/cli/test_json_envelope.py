@@ -214,3 +214,16 @@ def test_json_is_asked_for_by_the_command_line_but_never_by_an_agent_hook() -> N
     assert not wants_json(["search", "--", "--json"])  # a word searched for, not the flag
     assert not wants_json(["hook", "claude-code", "--json"])  # the agent's protocol owns stdout
     assert not wants_json(["--root", "x", "hook", "cursor", "--json"])
+    assert wants_json(["learning", "inject", "--path", "a", "--format", "json"])
+    assert wants_json(["learning", "inject", "--format=json"])
+    assert not wants_json(["learning", "inject", "--format", "markdown", "--path", "json"])
+    assert not wants_json(["learning", "export", "--format", "json"])  # data, not a report
+
+
+def test_inject_as_json_fails_in_the_envelope_on_both_paths(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    args = ["learning", "inject", "--path", "src/a.py", "--format", "json", "--max-tokens", "0"]
+    for outcome in (orbit(*args), run_orbit(*args, cwd=workspace)):  # Typer, then the lean path
+        assert outcome.code == 2 and outcome.err.startswith("orbit: error: ")
+        assert json.loads(outcome.out)["error"]["code"] == "usage-error"
