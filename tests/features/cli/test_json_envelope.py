@@ -144,7 +144,7 @@ def test_every_json_command_prints_the_versioned_envelope(
     source = conflicted if command == "learning resolve-conflict" else template
     root = copy_of(source, tmp_path / "store")
     monkeypatch.chdir(root)
-    draft = orbit("learning", "drafts", "list", "--json").json()["drafts"]  # type: ignore[index]
+    draft = json.loads(orbit("learning", "drafts", "list", "--json").out)["drafts"]
     args = [a.replace("{draft}", draft[0]["id"] if draft else "") for a in EXAMPLES[command]]
     outcome = orbit(*command.split(), *args, "--json")
     document = json.loads(outcome.out)  # one document, nothing else on stdout
@@ -179,12 +179,10 @@ def test_a_failure_under_json_is_the_error_object_and_a_non_zero_exit(
     assert outcome.code == human.code == exit_code
     assert outcome.err == human.err and outcome.err.startswith("orbit: error: ")
     assert len(outcome.err.splitlines()) == 1 and human.out == ""
-    document = outcome.json()
-    assert document == {
-        "version": 1,
-        "error": {"code": code, "message": document["error"]["message"]},
-    }  # type: ignore[index]
-    assert outcome.err == f"orbit: error: {document['error']['message']}\n"  # type: ignore[index]
+    document = json.loads(outcome.out)
+    message = document["error"]["message"]  # the stderr line's, word for word
+    assert document == {"version": 1, "error": {"code": code, "message": message}}
+    assert outcome.err == f"orbit: error: {message}\n"
 
 
 def test_the_lean_path_fails_in_the_same_envelope(workspace: Path, tmp_path: Path) -> None:

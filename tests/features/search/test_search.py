@@ -210,8 +210,9 @@ def test_near_duplicate_add_suggests_upvote(workspace: Path, orbit: CliRunner) -
         "db",
         "--json",
     )
-    assert as_json.code == 1 and as_json.json()["error"]["code"] == "duplicate-suspected"  # type: ignore[index]
-    assert as_json.json()["error"]["similar"][0]["id"] == "L-0001"  # type: ignore[index]
+    refusal = json.loads(as_json.out)["error"]
+    assert as_json.code == 1 and refusal["code"] == "duplicate-suspected"
+    assert refusal["similar"][0]["id"] == "L-0001"
     forced = orbit(
         "learning",
         "add",
