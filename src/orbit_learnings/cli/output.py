@@ -112,8 +112,9 @@ def fail(
     return exit_code
 
 
-def report_failure(exc: BaseException, *, debug: bool, json_out: bool = False) -> int:
-    """The one error boundary's verdict: a single stderr line and an exit code."""
+def report_failure(exc: BaseException, *, debug: bool, json_out: bool) -> int:
+    """The one error boundary's verdict: a single stderr line, an exit code and, under
+    `--json`, the error object, its code the error type's."""
     if isinstance(exc, KeyboardInterrupt):
         return fail("interrupted", code="interrupted", exit_code=130, json_out=json_out)
     if isinstance(exc, BrokenPipeError):
