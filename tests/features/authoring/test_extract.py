@@ -65,7 +65,7 @@ def test_extract_review_accept_reject(workspace: Path, orbit: CliRunner) -> None
     assert record["scope"] == {"paths": ["web/package.json"], "tags": ["tooling"]}
     assert record["created_by"] == "orbit-extract"
     assert orbit("learning", "drafts", "reject", by_detector["error-fix"]).code == 0
-    assert orbit("learning", "drafts", "list", "--json").json() == {"drafts": []}
+    assert orbit("learning", "drafts", "list", "--json").json() == {"version": 1, "drafts": []}
     assert orbit("learning", "drafts", "show", "D-00000000").code == 1
 
 

@@ -332,9 +332,10 @@ def test_migrate_layout_command(workspace: Path, orbit: CliRunner) -> None:
     assert refused.code == 1 and "migrate-layout" in refused.err
     moved = orbit("learning", "migrate-layout", "--json").json()
     assert moved == {
+        "version": 1,
         "moved": [
             {"from": ".orbit/learnings/L-0001.yaml", "to": ".orbit/learnings/L-0001/learning.yaml"}
-        ]
+        ],
     }
     assert orbit("learning", "list", "--json").json()["results"][0]["id"] == "L-0001"
 

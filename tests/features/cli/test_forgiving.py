@@ -183,7 +183,7 @@ def test_a_taken_dashboard_port_is_one_clear_line(workspace: Path) -> None:
 def test_mistyped_tags_and_commands_get_a_suggestion(workspace: Path, orbit: CliRunner) -> None:
     add(orbit, "--summary", "Index every foreign key", "--tag", "database")
     missed = orbit("learning", "list", "--tag", "databse", "--json")
-    assert missed.json() == {"results": []}  # stdout stays parseable
+    assert missed.json() == {"version": 1, "results": []}  # stdout stays parseable
     assert "no learning has the tag 'databse'; did you mean 'database'?" in missed.err
     command = orbit("learning", "lsit")
     assert command.code == 2 and "Did you mean 'list'?" in command.err

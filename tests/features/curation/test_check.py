@@ -123,7 +123,7 @@ def test_stale_flag(git_repo: Path, orbit: CliRunner) -> None:
 
 def test_clean_store_passes_and_example_is_valid(example: Path, orbit: CliRunner) -> None:
     outcome = orbit("learning", "check", "--json")
-    assert (outcome.code, outcome.json()) == (0, {"problems": [], "proposals": []})
+    assert (outcome.code, outcome.json()) == (0, {"version": 1, "problems": [], "proposals": []})
 
 
 def test_conflict_markers_are_named_by_every_read(store2: Path, orbit: CliRunner) -> None:

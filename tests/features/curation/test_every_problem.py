@@ -55,10 +55,11 @@ def test_sync_json_puts_the_problems_on_stdout_when_it_fails(
     break_three(workspace)
     outcome = orbit("learning", "sync", "--json")
     assert outcome.code == 1
-    payload = json.loads(outcome.out)
-    assert payload["ok"] is False
-    assert {p["id"] for p in payload["problems"]} == set(BROKEN)  # and not the good one
-    assert all(p["line"] > 1 for p in payload["problems"])
+    payload = json.loads(outcome.out)  # one document: the error object, every problem in it
+    assert (payload["version"], payload["error"]["code"]) == (1, "validation-failed")
+    problems = payload["error"]["problems"]
+    assert {p["id"] for p in problems} == set(BROKEN)  # and not the good one
+    assert all(p["line"] > 1 for p in problems)
 
 
 def test_check_refuses_a_misspelt_scope_key(workspace: Path, orbit: CliRunner) -> None:

@@ -171,6 +171,7 @@ def test_check_base_catches_a_collision_and_renumber_fixes_it(
     (problem,) = json.loads(outcome.out)["problems"]
     assert problem["kind"] == "collision" and "orbit learning renumber L-0002" in problem["message"]
     assert orbit(git_repo, "learning", "renumber", "L-0002", "--json") == {
+        "version": 1,
         "old": "L-0002",
         "new": "L-0004",
     }

@@ -105,7 +105,8 @@ def test_prune_reports_without_changing_and_delete_archives(
     before = (git_repo / ".orbit/learnings/L-0001/learning.yaml").read_text()
     report = orbit("learning", "prune", "--stale-only", "--json").json()
     assert report == {
-        "stale": [{"id": "L-0001", "summary": "lesson", "reasons": ["paths-gone"], "renames": []}]
+        "version": 1,
+        "stale": [{"id": "L-0001", "summary": "lesson", "reasons": ["paths-gone"], "renames": []}],
     }
     assert (git_repo / ".orbit/learnings/L-0001/learning.yaml").read_text() == before
     table = orbit("learning", "prune")
@@ -119,7 +120,8 @@ def test_prune_reports_without_changing_and_delete_archives(
         for r in orbit("learning", "list", "--status", "archived", "--json").json()["results"]
     ] == ["L-0001"]
     assert orbit("learning", "inject", "--path", "gone/x", "--format", "json").json() == {
-        "learnings": []
+        "version": 1,
+        "learnings": [],
     }
     assert orbit("learning", "search", "lesson", "--json").json()["results"][0]["id"] == "L-0002"
     old_spelling = orbit("learning", "prune", "--stale-only", "--delete", "--json")
@@ -145,7 +147,7 @@ def test_without_git_commit_evidence_is_skipped_with_one_note(
     empty_path.mkdir()
     outcome = run_orbit("learning", "prune", "--json", cwd=workspace, env={"PATH": str(empty_path)})
     assert outcome.code == 0
-    assert json.loads(outcome.out) == {"stale": []}
+    assert json.loads(outcome.out) == {"version": 1, "stale": []}
     assert outcome.err.count("commit evidence was not checked") == 1
 
 

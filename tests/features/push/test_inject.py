@@ -53,7 +53,7 @@ def test_nothing_matched_prints_nothing_or_empty_json(workspace: Path, orbit: Cl
         outcome = orbit("learning", "inject", "--path", "docs/x.md", "--format", fmt)
         assert (outcome.code, outcome.out) == (0, "")
     outcome = orbit("learning", "inject", "--path", "docs/x.md", "--format", "json")
-    assert outcome.json() == {"learnings": []}
+    assert outcome.json() == {"version": 1, "learnings": []}
 
 
 def test_bodies_are_never_injected_and_markdown_format(many: Path, orbit: CliRunner) -> None:

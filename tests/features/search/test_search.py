@@ -210,7 +210,9 @@ def test_near_duplicate_add_suggests_upvote(workspace: Path, orbit: CliRunner) -
         "db",
         "--json",
     )
-    assert as_json.code == 1 and as_json.json()["similar"][0]["id"] == "L-0001"
+    refusal = json.loads(as_json.out)["error"]
+    assert as_json.code == 1 and refusal["code"] == "duplicate-suspected"
+    assert refusal["similar"][0]["id"] == "L-0001"
     forced = orbit(
         "learning",
         "add",
@@ -405,9 +407,15 @@ def test_hybrid_search_finds_by_meaning(
     add(orbit, "Kubernetes pods need readiness probes", "--tag", "k8s")
     # Searching (here: `add`'s near-duplicate check) already embeds what changed.
     assert orbit("learning", "embed", "--json").json()["embedded"] in (0, 1, 2)
-    assert orbit("learning", "embed", "--json").json() == {"embedded": 0}  # cached by content hash
+    assert orbit("learning", "embed", "--json").json() == {
+        "version": 1,
+        "embedded": 0,
+    }  # cached by content hash
     orbit("learning", "update", "L-0002", "--summary", "Kubernetes pods need liveness probes")
-    assert orbit("learning", "embed", "--json").json() == {"embedded": 1}  # only what changed
+    assert orbit("learning", "embed", "--json").json() == {
+        "version": 1,
+        "embedded": 1,
+    }  # only what changed
     results = orbit(
         "learning", "search", "rounding errors with prices", "--explain", "--weak", "--json"
     ).json()["results"]

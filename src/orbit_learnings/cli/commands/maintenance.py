@@ -31,16 +31,10 @@ def sync_command(*, json_out: JsonFlag = False) -> None:
     Example:
       orbit learning sync
     """
-    from orbit_learnings.core.errors import ValidationFailed
     from orbit_learnings.index.build import sync
 
     ws = STATE.workspace()
-    try:
-        report = sync(ws)
-    except ValidationFailed as exc:
-        if json_out:  # scripts read stdout: the problems belong there too, not only on stderr
-            emit_json({"ok": False, "problems": [p.to_dict() for p in exc.problems]})
-        raise
+    report = sync(ws)  # invalid files: under --json, the error object lists every problem
     embedded = _refresh_vectors(ws, quiet=json_out)
     if json_out:
         emit_json({**report.to_dict(), **({"embedded": embedded} if embedded else {})})

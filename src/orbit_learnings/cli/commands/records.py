@@ -185,7 +185,6 @@ def record_new(
     json_out: bool,
 ) -> str:
     """`add` and `propose`: one path from options to a written learning; returns its ID."""
-    from orbit_learnings.core.errors import DuplicateSuspected
     from orbit_learnings.curation.adding import add_learning
     from orbit_learnings.curation.anchors.citing import cite
 
@@ -200,12 +199,7 @@ def record_new(
         anchors=cite(ws, anchor) if anchor else (),
         status=status,
     )
-    try:
-        added = add_learning(ws, new, force=force)
-    except DuplicateSuspected as exc:
-        if json_out:
-            emit_json({"id": None, "similar": list(exc.similar)})
-        raise
+    added = add_learning(ws, new, force=force)  # a near-duplicate: `similar` in the error
     for item in added.similar:
         warn(f"added although {item.id} looks similar ({item.similarity:.2f}): {item.summary}")
     if json_out:
