@@ -442,8 +442,13 @@ def test_vote_scores_follow_the_stamps_whatever_half_life_reads_them(
     """The index keeps a digest of each learning's votes, made with the half-life of the
     process that indexed them; a reader with another half-life, or a vote newer than now,
     must still get the score the stamps give."""
+    from datetime import UTC, datetime
+
+    from orbit_learnings.core import ranking
     from orbit_learnings.core.ranking import vote_score
 
+    held = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)  # every read ages the votes alike
+    monkeypatch.setattr(ranking, "clock", lambda: held)
     ws = Workspace(workspace)
     add(ws)
     rows_written = [

@@ -42,6 +42,11 @@ def epoch_seconds(stamp: str) -> float:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
+def clock() -> datetime:
+    """The moment votes are aged against; one place, so a test can hold it still."""
+    return datetime.now(UTC)
+
+
 class VoteScorer:
     """Scores many learnings' votes against one moment and one half-life, read once:
     a result list of thousands of hits would otherwise read the clock and the
@@ -51,7 +56,7 @@ class VoteScorer:
 
     def __init__(self, now: datetime | None = None, half_life: float | None = None) -> None:
         self.life = half_life_days() if half_life is None else half_life
-        self.moment = (now or datetime.now(UTC)).timestamp()
+        self.moment = (now or clock()).timestamp()
 
     def __call__(self, voted_at: Iterable[str]) -> float:
         """Sum of 0.5 ** (age / half-life) over votes; raw count when half-life is 0."""
