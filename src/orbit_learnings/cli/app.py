@@ -29,6 +29,7 @@ from orbit_learnings.cli.commands import (
 )
 from orbit_learnings.cli.output import error, report_failure
 from orbit_learnings.cli.state import STATE
+from orbit_learnings.cli.suggest import SuggestingGroup
 from orbit_learnings.core import VERSION
 
 app = typer.Typer(
@@ -38,6 +39,7 @@ app = typer.Typer(
         "and AI agents when they touch the code they are about.\n\n"
         "Start with `orbit init`, then `orbit learning add --help`."
     ),
+    cls=SuggestingGroup,
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -47,7 +49,9 @@ app = typer.Typer(
 
 
 def _group(help_text: str) -> typer.Typer:
-    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+    return typer.Typer(
+        cls=SuggestingGroup, help=help_text, no_args_is_help=True, rich_markup_mode=None
+    )
 
 
 learning_app = _group("Add, find and curate project learnings.")
@@ -154,8 +158,10 @@ def run(argv: list[str]) -> int:
         return 130
     except click_errors.ClickException as exc:
         context = getattr(exc, "ctx", None)  # usage errors carry one, other click errors not
-        hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        error(exc.format_message().replace("\n", " ") + hint)  # with click's "Did you mean"
+        message = exc.format_message().replace("\n", " ")
+        if context is not None and "Did you mean" not in message:
+            message += f" (see '{context.command_path} --help')"
+        error(message)
         return exc.exit_code
     except BaseException as exc:  # the last line of defence: never a bare traceback
         if isinstance(exc, SystemExit):

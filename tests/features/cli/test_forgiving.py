@@ -186,7 +186,33 @@ def test_mistyped_tags_and_commands_get_a_suggestion(workspace: Path, orbit: Cli
     assert missed.json() == {"results": []}  # stdout stays parseable
     assert "no learning has the tag 'databse'; did you mean 'database'?" in missed.err
     command = orbit("learning", "lsit")
-    assert command.code == 2 and "Did you mean 'list'?" in command.err
+    assert command.code == 2 and "Did you mean `orbit learning list`?" in command.err
+
+
+@pytest.mark.parametrize("command", ["check", "list", "show", "add", "prune", "sync"])
+def test_a_command_typed_at_the_wrong_level_names_where_it_is(
+    workspace: Path, command: str
+) -> None:
+    outcome = run_orbit(command, cwd=workspace)
+    assert outcome.code == 2 and outcome.out == ""
+    assert outcome.err == (
+        f"orbit: error: No such command '{command}'. Did you mean `orbit learning {command}`?\n"
+    )
+
+
+def test_a_suggestion_is_close_or_not_made(workspace: Path, orbit: CliRunner) -> None:
+    from orbit_learnings.cli.suggest import closest
+    from tests.testing import leaf_commands
+
+    tree = [path for path in leaf_commands() if path[-1] not in {"archive", "restore"}]
+    assert closest(tree, "archive", ("learning",)) is None  # difflib found 'search' 61 % alike
+    assert closest(tree, "install", ("learning",)) == ("hooks", "install")
+    assert closest(tree, "list", ("learning", "drafts")) == ("learning", "drafts", "list")
+    assert closest(tree, "chekc", ()) == ("learning", "check")
+    archive = orbit("learning", "archive")  # a usage error either way; never 'search'
+    assert archive.code == 2 and "search" not in archive.err
+    far = orbit("learning", "frobnicate")
+    assert far.code == 2 and "Did you mean" not in far.err
 
 
 def test_hook_help_answers_without_waiting_for_stdin(workspace: Path) -> None:
