@@ -37,7 +37,12 @@ app = typer.Typer(
     help=(
         "Project learnings: short, reviewed lessons kept in git and shown to developers "
         "and AI agents when they touch the code they are about.\n\n"
-        "Start with `orbit init`, then `orbit learning add --help`."
+        "Start with `orbit init`, then `orbit learning add --help`.\n\n"
+        "\b\nExamples:\n"
+        "  orbit init\n"
+        "  orbit learning add --summary \"Index every foreign key\" --path 'db/**'\n"
+        '  orbit search "migration lock"\n'
+        "  orbit hooks install --claude"
     ),
     cls=SuggestingGroup,
     no_args_is_help=True,
@@ -48,17 +53,41 @@ app = typer.Typer(
 )
 
 
-def _group(help_text: str) -> typer.Typer:
+def _group(help_text: str, *examples: str) -> typer.Typer:
+    """A command group whose help ends with examples, kept as written (click's \\b)."""
+    shown = "\n".join(["\b", "Examples:", *(f"  {line}" for line in examples)])
     return typer.Typer(
-        cls=SuggestingGroup, help=help_text, no_args_is_help=True, rich_markup_mode=None
+        cls=SuggestingGroup,
+        help=f"{help_text}\n\n{shown}",
+        no_args_is_help=True,
+        rich_markup_mode=None,
     )
 
 
-learning_app = _group("Add, find and curate project learnings.")
-drafts_app = _group("Review drafts proposed by `orbit learning extract`.")
-hook_app = _group("Agent hooks (they never block the agent: always exit 0).")
+learning_app = _group(
+    "Add, find and curate project learnings.",
+    'orbit learning add --summary "Index every foreign key" --tag database',
+    "orbit learning list --path src/db/",
+    "orbit learning show L-0001",
+    "orbit learning check",
+)
+drafts_app = _group(
+    "Review drafts proposed by `orbit learning extract`.",
+    "orbit learning drafts list",
+    "orbit learning drafts show D-1a2b3c4d",
+    "orbit learning drafts accept D-1a2b3c4d",
+)
+hook_app = _group(
+    "Agent hooks (they never block the agent: always exit 0). Agents run these;\n"
+    "`orbit hooks install` writes the entries that do.",
+    'echo \'{"tool_input": {"file_path": "src/db/x.py"}}\' |',
+    "  orbit hook claude-code",
+)
 hooks_app = _group(
-    "Install or remove hooks: git (default) or an agent's (claude-code, or --claude)."
+    "Install or remove hooks: git (default) or an agent's (claude-code, or --claude).",
+    "orbit hooks install",
+    "orbit hooks install --claude --cursor",
+    "orbit hooks uninstall --claude",
 )
 
 # Every command, in one place: (group, name, function).

@@ -352,7 +352,9 @@ def test_every_command_has_help_with_an_example_that_fits_80_columns(
     monkeypatch.setenv("COLUMNS", "80")
     commands = leaf_commands()
     assert len(commands) >= 30
-    for path in commands:
+    groups = sorted({path[:depth] for path in commands for depth in range(len(path))})
+    assert {(), ("learning",), ("learning", "drafts"), ("hook",), ("hooks",)} <= set(groups)
+    for path in [*groups, *commands]:
         outcome = orbit(*path, "--help")
         assert outcome.code == 0, path
         assert "Example" in outcome.out, path

@@ -270,3 +270,10 @@ def test_a_file_name_that_is_not_utf8_is_looked_up_but_never_written(
         assert refused.code == 2
         assert refused.err == f"orbit: error: {field}: 'billing/caf\\xe9.py' is not UTF-8 text\n"
     assert [p.name for p in (workspace / ".orbit/learnings").glob("L-*")] == ["L-0001"]
+
+
+def test_the_hook_group_help_is_the_help(workspace: Path) -> None:
+    """`orbit hook --help` once answered "no hook named '--help'" from the lean path."""
+    outcome = run_orbit("hook", "--help", cwd=workspace)
+    assert outcome.code == 0 and "Usage: orbit hook " in outcome.out
+    assert "Example" in outcome.out and "no hook named" not in outcome.err
