@@ -371,3 +371,20 @@ def test_version(orbit: CliRunner) -> None:
 def test_json_output_is_the_only_thing_on_stdout(example: Path, orbit: CliRunner) -> None:
     json.loads(orbit("learning", "list", "--json").out)
     json.loads(orbit("learning", "show", "L-0002", "--json").out)
+
+
+def test_piped_list_and_search_are_exactly_id_tab_summary(workspace: Path) -> None:
+    """As documented, so `cut -f2` is the summary; why it matched is `matched_by` in --json."""
+    from tests.testing import run_orbit
+
+    for summary, scope in (("Index every foreign key", "db/**"), ("Lock the ledger", "db/x.py")):
+        added = run_orbit("learning", "add", "--summary", summary, "--path", scope, cwd=workspace)
+        assert added.code == 0, added.err
+    listed = run_orbit("learning", "list", "--path", "db/x.py", cwd=workspace)  # the lean path
+    assert listed.code == 0
+    assert sorted(listed.out.splitlines()) == [
+        "L-0001\tIndex every foreign key",
+        "L-0002\tLock the ledger",
+    ]
+    found = run_orbit("search", "foreign key", cwd=workspace)
+    assert found.out == "L-0001\tIndex every foreign key\n"
