@@ -172,7 +172,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
         learning_id = allocate_id(ws)
         stamp = now_iso()
         try:
-            text = dump_new(_new_document(learning_id, stamp, new))
+            text = dump_new(_new_document(learning_id, stamp, new, ws.root))
             refuse_oversized(text, learning_id)
             learning = parse_learning(text, learning_id, f"<new {learning_id}>")
             atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
@@ -182,7 +182,9 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     return learning
 
 
-def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, Any]:
+def _new_document(
+    learning_id: str, stamp: str, new: NewLearning, ws_root: Path | None = None
+) -> dict[str, Any]:
     from ruamel.yaml.scalarstring import LiteralScalarString
 
     from orbit_learnings.store.yamlio import timestamp_value
@@ -194,7 +196,7 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "status": new.status,
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
-        "created_by": new.created_by or default_author(),
+        "created_by": new.created_by or default_author(ws_root),
         "scope": new.scope.cleaned().to_dict(),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
@@ -207,14 +209,37 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
     return document
 
 
-def default_author() -> str:
+def default_author(root: Path | None = None) -> str:
+    """Who a learning is by when nobody said: $ORBIT_CREATED_BY, else git's `user.name`
+    (the name on the commit that will carry it, not `root` in a container), else the
+    OS user."""
     env = os.environ.get("ORBIT_CREATED_BY")
     if env:
         return env
+    name = _git_user_name(root)
+    if name:
+        return name
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
+
+
+def _git_user_name(root: Path | None) -> str:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "config", "--get", "user.name"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return ""
+    return " ".join(proc.stdout.split()) if proc.returncode == 0 else ""
 
 
 @dataclass(frozen=True)

@@ -388,3 +388,18 @@ def test_piped_list_and_search_are_exactly_id_tab_summary(workspace: Path) -> No
     ]
     found = run_orbit("search", "foreign key", cwd=workspace)
     assert found.out == "L-0001\tIndex every foreign key\n"
+
+
+def test_created_by_is_gits_user_name_then_the_os_user(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+    import subprocess
+
+    monkeypatch.delenv("ORBIT_CREATED_BY")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    first = add(orbit, "--summary", "Before git knows a name", "--tag", "x")
+    assert orbit("learning", "show", first, "--json").json()["created_by"] == getpass.getuser()
+    subprocess.run(["git", "config", "user.name", "Alice Example"], cwd=workspace, check=True)
+    second = add(orbit, "--summary", "Index every foreign key", "--tag", "db")
+    assert orbit("learning", "show", second, "--json").json()["created_by"] == "Alice Example"
