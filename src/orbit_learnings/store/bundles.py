@@ -142,22 +142,32 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
     """Refuse content the schema would reject, before anything touches disk."""
     from orbit_learnings.core.globs import compile_glob
 
+    # Worded for every door (the CLI, MCP, the page's API): fields, never a CLI flag.
     if not summary.strip():
-        raise UsageError("a learning needs a non-empty --summary")
+        raise UsageError("a learning needs a non-empty summary")
     if len(" ".join(summary.split())) > model.MAX_SUMMARY_CHARS:
         raise UsageError(
-            f"--summary is {len(summary)} characters; a summary is at most"
+            f"the summary is {len(summary)} characters; a summary is at most"
             f" {model.MAX_SUMMARY_CHARS} (put the rest in the body)"
         )
     scope = scope.cleaned()
     for tag in scope.tags:
-        if len(tag) > model.MAX_TAG_CHARS:
-            limit = model.MAX_TAG_CHARS
-            raise UsageError(f"--tag {tag[:40]}...: a tag is at most {limit} characters")
+        check_tag(tag)
     if not scope and not anchored:
-        raise UsageError("a learning needs at least one --path glob, --tag or --anchor")
+        raise UsageError("a learning needs at least one path glob, tag or anchor")
     for glob in scope.paths:
         compile_glob(glob)
+
+
+def check_tag(tag: str) -> None:
+    """A tag is one word: `--tag db`, `#db`; one with a space could never be typed back
+    as one `--tag` in a lookup's `tag:a b` or matched by the page's tag list."""
+    if len(tag) > model.MAX_TAG_CHARS:
+        limit = model.MAX_TAG_CHARS
+        raise UsageError(f"tag {tag[:40]!r}...: a tag is at most {limit} characters")
+    if any(character.isspace() for character in tag):
+        joined = "-".join(tag.split())
+        raise UsageError(f"tag {tag!r} has a space; a tag is one word (say {joined!r})")
 
 
 def create_learning(ws: Workspace, new: NewLearning) -> Learning:

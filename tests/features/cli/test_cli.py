@@ -225,7 +225,7 @@ def test_unified_search_forms(example: Path, orbit: CliRunner) -> None:
     [
         (["learning", "show", "L-0404"], 1, "no learning L-0404"),
         (["learning", "add", "--tag", "x"], 2, "Missing option '--summary'"),
-        (["learning", "add", "--summary", "x"], 2, "at least one --path"),
+        (["learning", "add", "--summary", "x"], 2, "at least one path glob, tag or anchor"),
         (
             ["learning", "add", "--summary", "x", "--tag", "t", "--evidence", "ticket=1"],
             2,

@@ -277,3 +277,19 @@ def test_the_hook_group_help_is_the_help(workspace: Path) -> None:
     outcome = run_orbit("hook", "--help", cwd=workspace)
     assert outcome.code == 0 and "Usage: orbit hook " in outcome.out
     assert "Example" in outcome.out and "no hook named" not in outcome.err
+
+
+def test_a_tag_with_a_space_is_one_clear_line_and_nothing_written(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    refused = orbit("learning", "add", "--summary", "Index every foreign key", "--tag", "data base")
+    assert refused.code == 2 and refused.out == ""
+    assert refused.err == (
+        "orbit: error: tag 'data base' has a space; a tag is one word (say 'data-base')\n"
+    )
+    assert not list((workspace / ".orbit/learnings").glob("L-*"))
+    learning = add(orbit, "--summary", "Index every foreign key", "--tag", "database")
+    before = (workspace / f".orbit/learnings/{learning}/learning.yaml").read_text()
+    update = orbit("learning", "update", learning, "--tag", "two\twords")
+    assert update.code == 2 and "has a space" in update.err
+    assert (workspace / f".orbit/learnings/{learning}/learning.yaml").read_text() == before
