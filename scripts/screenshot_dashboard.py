@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Take docs/dashboard.png and docs/dashboard-narrow.png: the page over `make demo`'s store.
 
-The wide one is the whole list with a learning open; the narrow one (390 px, a phone)
-is a link a reviewer might send: a folder's learnings with one of them open.
+The wide one is a laptop's 1280 x 900 with a learning open; the narrow one (390 px, a
+phone) is a link a reviewer might send: a folder's learnings, as cards (a learning opened
+there is a sheet over them).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ORBIT = Path(sys.executable).with_name("orbit")
 SHOTS = [
-    ("dashboard.png", {"width": 1500, "height": 860}, "/?open=L-0002", False),
-    ("dashboard-narrow.png", {"width": 390, "height": 844}, "/?path=db/&open=L-0013", True),
+    ("dashboard.png", {"width": 1280, "height": 900}, "/?open=L-0002", False),
+    ("dashboard-narrow.png", {"width": 390, "height": 844}, "/?path=db/", True),
 ]
 
 
@@ -63,7 +64,9 @@ def main() -> int:
                 for name, viewport, path, full in SHOTS:
                     page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
                     page.goto(f"http://127.0.0.1:{port}{path}")
-                    page.wait_for_selector("[data-testid=body]")
+                    page.wait_for_selector("[data-testid=row]")
+                    if "open=" in path:
+                        page.wait_for_selector("[data-testid=body]")
                     page.wait_for_selector("[data-testid=stats-stale] >> text=/^\\d+ stale$/")
                     out = ROOT / "docs" / name
                     page.screenshot(path=str(out), full_page=full)

@@ -102,7 +102,7 @@ def _lean(args: list[str]) -> int | None:
     if rest[0] == "search" or rest[:2] == ["learning", "search"]:
         return _lean_search(root, rest[1:] if rest[0] == "search" else rest[2:])
     command, options = rest[:2], rest[2:]
-    if command[0] == "hook" and not {"-h", "--help"} & set(options):
+    if command[0] == "hook" and not {"-h", "--help"} & set(command[1:] + options):
         from orbit_learnings import integrations
 
         if integrations.find(command[1]) is None:  # still exit 0: a hook never blocks

@@ -74,8 +74,8 @@ def test_add_recreates_a_missing_learnings_folder(workspace: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"summary": " ", "scope": Scope(["a"])}, "non-empty --summary"),
-        ({"summary": "x", "scope": Scope()}, "at least one --path"),
+        ({"summary": " ", "scope": Scope(["a"])}, "non-empty summary"),
+        ({"summary": "x", "scope": Scope()}, "at least one path glob, tag or anchor"),
         ({"summary": "x", "scope": Scope(["!neg"])}, "invalid scope glob"),
     ],
 )
@@ -236,7 +236,7 @@ def test_upvote_does_not_touch_the_learning_file(workspace: Path) -> None:
 def test_upvote_refusals(workspace: Path) -> None:
     ws = Workspace(workspace)
     add(ws)
-    with pytest.raises(UsageError, match="needs --task"):
+    with pytest.raises(UsageError, match="needs a task"):
         store.add_vote(ws, "L-0001", "claude", " ")
     with pytest.raises(NotFound):
         store.add_vote(ws, "L-0404", "claude", "T")

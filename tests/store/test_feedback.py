@@ -119,7 +119,7 @@ def test_confidence_for_reads_each_learning(workspace: Path) -> None:
 def test_record_refuses_a_blank_task_and_an_unknown_learning(workspace: Path) -> None:
     ws = Workspace(workspace)
     learning_id = add_learning(workspace)
-    with pytest.raises(UsageError, match="needs --task"):
+    with pytest.raises(UsageError, match="needs a task"):
         feedback.record(ws, learning_id, helpful=True, task_id="  ", model=None)
     with pytest.raises(NotFound):
         feedback.record(ws, "L-0404", helpful=True, task_id="T", model=None)

@@ -30,6 +30,7 @@ from orbit_learnings.cli.commands import (
 )
 from orbit_learnings.cli.output import fail, report_failure, wants_json
 from orbit_learnings.cli.state import STATE
+from orbit_learnings.cli.suggest import SuggestingGroup
 from orbit_learnings.core import VERSION
 
 app = typer.Typer(
@@ -37,8 +38,14 @@ app = typer.Typer(
     help=(
         "Project learnings: short, reviewed lessons kept in git and shown to developers "
         "and AI agents when they touch the code they are about.\n\n"
-        "Start with `orbit init`, then `orbit learning add --help`."
+        "Start with `orbit init`, then `orbit learning add --help`.\n\n"
+        "\b\nExamples:\n"
+        "  orbit init\n"
+        "  orbit learning add --summary \"Index every foreign key\" --path 'db/**'\n"
+        '  orbit search "migration lock"\n'
+        "  orbit hooks install --claude"
     ),
+    cls=SuggestingGroup,
     invoke_without_command=True,  # bare `orbit` prints its help: see `_help_when_bare`
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -56,17 +63,43 @@ def _help_when_bare(context: typer.Context) -> None:
         raise typer.Exit()
 
 
-def _group(help_text: str) -> typer.Typer:
-    group = typer.Typer(help=help_text, invoke_without_command=True, rich_markup_mode=None)
+def _group(help_text: str, *examples: str) -> typer.Typer:
+    """A command group whose help ends with examples, kept as written (click's \\b)."""
+    shown = "\n".join(["\b", "Examples:", *(f"  {line}" for line in examples)])
+    group = typer.Typer(
+        cls=SuggestingGroup,
+        help=f"{help_text}\n\n{shown}",
+        invoke_without_command=True,
+        rich_markup_mode=None,
+    )
     group.callback()(_help_when_bare)
     return group
 
 
-learning_app = _group("Add, find and curate project learnings.")
-drafts_app = _group("Review drafts proposed by `orbit learning extract`.")
-hook_app = _group("Agent hooks (they never block the agent: always exit 0).")
+learning_app = _group(
+    "Add, find and curate project learnings.",
+    'orbit learning add --summary "Index every foreign key" --tag database',
+    "orbit learning list --path src/db/",
+    "orbit learning show L-0001",
+    "orbit learning check",
+)
+drafts_app = _group(
+    "Review drafts proposed by `orbit learning extract`.",
+    "orbit learning drafts list",
+    "orbit learning drafts show D-1a2b3c4d",
+    "orbit learning drafts accept D-1a2b3c4d",
+)
+hook_app = _group(
+    "Agent hooks (they never block the agent: always exit 0). Agents run these;\n"
+    "`orbit hooks install` writes the entries that do.",
+    'echo \'{"tool_input": {"file_path": "src/db/x.py"}}\' |',
+    "  orbit hook claude-code",
+)
 hooks_app = _group(
-    "Install or remove hooks: git (default) or an agent's (claude-code, or --claude)."
+    "Install or remove hooks: git (default) or an agent's (claude-code, or --claude).",
+    "orbit hooks install",
+    "orbit hooks install --claude --cursor",
+    "orbit hooks uninstall --claude",
 )
 
 # Every command, in one place: (group, name, function).
@@ -165,8 +198,9 @@ def run(argv: list[str]) -> int:
         return fail("interrupted", code="interrupted", exit_code=130, json_out=json_out)
     except typer.TyperException as exc:  # click's own: a missing option, a bad value
         context = getattr(exc, "ctx", None)  # usage errors carry one, other click errors not
-        hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        message = exc.format_message().replace("\n", " ") + hint  # with click's "Did you mean"
+        message = exc.format_message().replace("\n", " ")
+        if context is not None and "Did you mean" not in message:
+            message += f" (see '{context.command_path} --help')"
         return fail(message, code="usage-error", exit_code=exc.exit_code, json_out=json_out)
     except BaseException as exc:  # the last line of defence: never a bare traceback
         if isinstance(exc, SystemExit):

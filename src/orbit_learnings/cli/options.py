@@ -73,7 +73,9 @@ BodyFileOpt = Annotated[
 ]
 CreatedByOpt = Annotated[
     str | None,
-    typer.Option("--created-by", help="Author (default: $ORBIT_CREATED_BY or user)."),
+    typer.Option(
+        "--created-by", help="Author (default: $ORBIT_CREATED_BY, git's user.name, the OS user)."
+    ),
 ]
 AddLevelOpt = Annotated[
     str, typer.Option("--level", help="project (default) or user: your personal store.")

@@ -170,10 +170,9 @@ def render_hits(
     if not hits:
         sys.stderr.write(empty + "\n")
         return
-    if not is_terminal():
-        for hit in hits:
-            extra = f"  ({', '.join(hit.matched_by)})" if hit.matched_by else ""
-            sys.stdout.write(printable(f"{hit.id}\t{hit.summary}{extra}") + "\n")
+    if not is_terminal():  # exactly `ID<TAB>summary`, so `cut -f2` is the summary
+        for hit in hits:  # (why it matched is `matched_by` in --json)
+            sys.stdout.write(printable(hit.id) + "\t" + printable(hit.summary) + "\n")
         return
     from rich.table import Table
     from rich.text import Text

@@ -138,13 +138,16 @@ class AgentHook(Integration):
             self.markers(command),
             nested=self.nested,
             extra=self.extra_settings(),
+            label=str(self.settings),
         )
 
     def uninstall(self, ws: Workspace, *, command: str | None = None) -> SetupReport:
         from orbit_learnings.integrations import hookfiles
 
         path = self.settings_path(ws)
-        report = hookfiles.uninstall(path, self.markers(command), nested=self.nested)
+        report = hookfiles.uninstall(
+            path, self.markers(command), nested=self.nested, label=str(self.settings)
+        )
         folder = path.parent  # the folder our install made, if it is empty again
         gone = report.changed and not path.exists() and folder != ws.root
         if gone and folder.is_dir() and not any(folder.iterdir()):

@@ -131,8 +131,12 @@ def ours(commands: tuple[str, ...]) -> Callable[[object], bool]:
     return test
 
 
-def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nested: bool) -> None:
-    """Remove our handlers from every event, and the groups and events only they filled."""
+def strip_ours(
+    hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nested: bool
+) -> list[str]:
+    """Remove our handlers from every event, and the groups and events only they filled;
+    the events that had one."""
+    stripped: list[str] = []
     for event in list(hooks):
         entries = hooks[event]
         if not isinstance(entries, list):
@@ -145,10 +149,13 @@ def strip_ours(hooks: dict[str, Any], is_ours: Callable[[object], bool], *, nest
                     kept.append({**entry, "hooks": inner})
             elif not is_ours(entry):
                 kept.append(entry)
+        if kept != entries:
+            stripped.append(event)
         if kept or not entries:
             hooks[event] = kept
         else:
             del hooks[event]
+    return stripped
 
 
 def write_if_changed(path: Path, before: dict[str, Any], after: dict[str, Any]) -> bool:
@@ -166,8 +173,10 @@ def install(
     *,
     nested: bool,
     extra: dict[str, Any] | None = None,
+    label: str | None = None,
 ) -> SetupReport:
-    """Make our entries exactly `wanted` (event -> entries), leaving everything else alone."""
+    """Make our entries exactly `wanted` (event -> entries), leaving everything else alone;
+    `label` is how the report names the file (the repository-relative path)."""
     report = SetupReport()
     data = load(path)
     before = json.loads(json.dumps(data))
@@ -180,28 +189,37 @@ def install(
             raise OrbitError(f"{path}: 'hooks.{event}' is not a list")
         current.extend(entries)
     changed = write_if_changed(path, before, data)
-    (report.changed if changed else report.unchanged).append(str(path))
+    (report.changed if changed else report.unchanged).append(label or str(path))
     return report
 
 
-def uninstall(path: Path, markers: tuple[str, ...], *, nested: bool) -> SetupReport:
+def uninstall(
+    path: Path, markers: tuple[str, ...], *, nested: bool, label: str | None = None
+) -> SetupReport:
+    """Take our entries out; the report says which (by event), or that the file held
+    nothing else and is gone, so "removed X" is never said of a file that is still there."""
     report = SetupReport()
+    label = label or str(path)
     if not path.exists():
-        report.unchanged.append(str(path))
+        report.unchanged.append(f"{label} (not there)")
         return report
     data = load(path)
     before = json.loads(json.dumps(data))
     hooks = data.get("hooks")
+    events: list[str] = []
     if isinstance(hooks, dict):
-        strip_ours(hooks, ours(markers), nested=nested)
+        events = strip_ours(hooks, ours(markers), nested=nested)
         if not hooks:
             del data["hooks"]
     if before != data and set(data) <= {"version"}:  # only what our install added is left
         path.unlink()
-        report.changed.append(str(path))
+        report.changed.append(f"{label} (it held only orbit's entries)")
         return report
-    changed = write_if_changed(path, before, data)
-    (report.changed if changed else report.unchanged).append(str(path))
+    if write_if_changed(path, before, data):
+        entries = f"orbit's {', '.join(events)} entries" if events else "orbit's entries"
+        report.changed.append(f"{entries} from {label} (the rest of the file kept)")
+    else:
+        report.unchanged.append(f"{label} (no orbit entry)")
     return report
 
 

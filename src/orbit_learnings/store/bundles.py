@@ -142,22 +142,32 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
     """Refuse content the schema would reject, before anything touches disk."""
     from orbit_learnings.core.globs import compile_glob
 
+    # Worded for every door (the CLI, MCP, the page's API): fields, never a CLI flag.
     if not summary.strip():
-        raise UsageError("a learning needs a non-empty --summary")
+        raise UsageError("a learning needs a non-empty summary")
     if len(" ".join(summary.split())) > model.MAX_SUMMARY_CHARS:
         raise UsageError(
-            f"--summary is {len(summary)} characters; a summary is at most"
+            f"the summary is {len(summary)} characters; a summary is at most"
             f" {model.MAX_SUMMARY_CHARS} (put the rest in the body)"
         )
     scope = scope.cleaned()
     for tag in scope.tags:
-        if len(tag) > model.MAX_TAG_CHARS:
-            limit = model.MAX_TAG_CHARS
-            raise UsageError(f"--tag {tag[:40]}...: a tag is at most {limit} characters")
+        check_tag(tag)
     if not scope and not anchored:
-        raise UsageError("a learning needs at least one --path glob, --tag or --anchor")
+        raise UsageError("a learning needs at least one path glob, tag or anchor")
     for glob in scope.paths:
         compile_glob(glob)
+
+
+def check_tag(tag: str) -> None:
+    """A tag is one word: `--tag db`, `#db`; one with a space could never be typed back
+    as one `--tag` in a lookup's `tag:a b` or matched by the page's tag list."""
+    if len(tag) > model.MAX_TAG_CHARS:
+        limit = model.MAX_TAG_CHARS
+        raise UsageError(f"tag {tag[:40]!r}...: a tag is at most {limit} characters")
+    if any(character.isspace() for character in tag):
+        joined = "-".join(tag.split())
+        raise UsageError(f"tag {tag!r} has a space; a tag is one word (say {joined!r})")
 
 
 def create_learning(ws: Workspace, new: NewLearning) -> Learning:
@@ -172,7 +182,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
         learning_id = allocate_id(ws)
         stamp = now_iso()
         try:
-            text = dump_new(_new_document(learning_id, stamp, new))
+            text = dump_new(_new_document(learning_id, stamp, new, ws.root))
             refuse_oversized(text, learning_id)
             learning = parse_learning(text, learning_id, f"<new {learning_id}>")
             atomic_write_text(ws.bundle_dir(learning_id) / LEARNING_FILE, text)
@@ -182,7 +192,9 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     return learning
 
 
-def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, Any]:
+def _new_document(
+    learning_id: str, stamp: str, new: NewLearning, ws_root: Path | None = None
+) -> dict[str, Any]:
     from ruamel.yaml.scalarstring import LiteralScalarString
 
     from orbit_learnings.store.yamlio import timestamp_value
@@ -194,7 +206,7 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
         "status": new.status,
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
-        "created_by": new.created_by or default_author(),
+        "created_by": new.created_by or default_author(ws_root),
         "scope": new.scope.cleaned().to_dict(),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
@@ -207,14 +219,37 @@ def _new_document(learning_id: str, stamp: str, new: NewLearning) -> dict[str, A
     return document
 
 
-def default_author() -> str:
+def default_author(root: Path | None = None) -> str:
+    """Who a learning is by when nobody said: $ORBIT_CREATED_BY, else git's `user.name`
+    (the name on the commit that will carry it, not `root` in a container), else the
+    OS user."""
     env = os.environ.get("ORBIT_CREATED_BY")
     if env:
         return env
+    name = _git_user_name(root)
+    if name:
+        return name
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
+
+
+def _git_user_name(root: Path | None) -> str:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "config", "--get", "user.name"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return ""
+    return " ".join(proc.stdout.split()) if proc.returncode == 0 else ""
 
 
 @dataclass(frozen=True)

@@ -220,11 +220,11 @@ def record(
     from orbit_learnings.store.votes import refuse_long
 
     if not task_id.strip():
-        raise UsageError("feedback needs --task: it is anchored to a concrete task")
+        raise UsageError("feedback needs a task: it is anchored to a concrete task")
     try:
         refuse_long(task_id.strip(), (model or "").strip())
     except ValueError as exc:
-        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
+        raise UsageError(f"{exc}: the task names the task, the model the agent family") from None
     store.read_learning(ws, learning_id)
     row = {
         "learning_id": learning_id,

@@ -292,15 +292,15 @@ def record_vote(
 
     model, task_id = model.strip(), task_id.strip()
     if not model:
-        raise UsageError("--model must name the voting agent family, e.g. claude")
+        raise UsageError("a vote needs a model: the voting agent family, e.g. claude")
     if not task_id:
-        raise UsageError("a vote needs --task: votes are anchored to a concrete task")
+        raise UsageError("a vote needs a task: votes are anchored to a concrete task")
     try:
         refuse_long(task_id, model)
     except ValueError as exc:
-        raise UsageError(f"{exc}: --task names the task, --model the agent family") from None
+        raise UsageError(f"{exc}: the task names the task, the model the agent family") from None
     if model == FOLDED_MODEL:
-        raise UsageError(f"--model {FOLDED_MODEL} is kept for folded votes")
+        raise UsageError(f"the model {FOLDED_MODEL!r} is kept for folded votes")
     learning()
     path = ws.bundle_dir(learning_id) / VOTES_FILE
     with file_lock(ws.locks_dir / f"{learning_id}.lock"):

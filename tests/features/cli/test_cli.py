@@ -225,7 +225,7 @@ def test_unified_search_forms(example: Path, orbit: CliRunner) -> None:
     [
         (["learning", "show", "L-0404"], 1, "no learning L-0404"),
         (["learning", "add", "--tag", "x"], 2, "Missing option '--summary'"),
-        (["learning", "add", "--summary", "x"], 2, "at least one --path"),
+        (["learning", "add", "--summary", "x"], 2, "at least one path glob, tag or anchor"),
         (
             ["learning", "add", "--summary", "x", "--tag", "t", "--evidence", "ticket=1"],
             2,
@@ -353,7 +353,9 @@ def test_every_command_has_help_with_an_example_that_fits_80_columns(
     monkeypatch.setenv("COLUMNS", "80")
     commands = leaf_commands()
     assert len(commands) >= 30
-    for path in commands:
+    groups = sorted({path[:depth] for path in commands for depth in range(len(path))})
+    assert {(), ("learning",), ("learning", "drafts"), ("hook",), ("hooks",)} <= set(groups)
+    for path in [*groups, *commands]:
         outcome = orbit(*path, "--help")
         assert outcome.code == 0, path
         assert "Example" in outcome.out, path
@@ -370,3 +372,35 @@ def test_version(orbit: CliRunner) -> None:
 def test_json_output_is_the_only_thing_on_stdout(example: Path, orbit: CliRunner) -> None:
     json.loads(orbit("learning", "list", "--json").out)
     json.loads(orbit("learning", "show", "L-0002", "--json").out)
+
+
+def test_piped_list_and_search_are_exactly_id_tab_summary(workspace: Path) -> None:
+    """As documented, so `cut -f2` is the summary; why it matched is `matched_by` in --json."""
+    from tests.testing import run_orbit
+
+    for summary, scope in (("Index every foreign key", "db/**"), ("Lock the ledger", "db/x.py")):
+        added = run_orbit("learning", "add", "--summary", summary, "--path", scope, cwd=workspace)
+        assert added.code == 0, added.err
+    listed = run_orbit("learning", "list", "--path", "db/x.py", cwd=workspace)  # the lean path
+    assert listed.code == 0
+    assert sorted(listed.out.splitlines()) == [
+        "L-0001\tIndex every foreign key",
+        "L-0002\tLock the ledger",
+    ]
+    found = run_orbit("search", "foreign key", cwd=workspace)
+    assert found.out == "L-0001\tIndex every foreign key\n"
+
+
+def test_created_by_is_gits_user_name_then_the_os_user(
+    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+    import subprocess
+
+    monkeypatch.delenv("ORBIT_CREATED_BY")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    first = add(orbit, "--summary", "Before git knows a name", "--tag", "x")
+    assert orbit("learning", "show", first, "--json").json()["created_by"] == getpass.getuser()
+    subprocess.run(["git", "config", "user.name", "Alice Example"], cwd=workspace, check=True)
+    second = add(orbit, "--summary", "Index every foreign key", "--tag", "db")
+    assert orbit("learning", "show", second, "--json").json()["created_by"] == "Alice Example"

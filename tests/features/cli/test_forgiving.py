@@ -186,7 +186,33 @@ def test_mistyped_tags_and_commands_get_a_suggestion(workspace: Path, orbit: Cli
     assert missed.json() == {"version": 1, "results": []}  # stdout stays parseable
     assert "no learning has the tag 'databse'; did you mean 'database'?" in missed.err
     command = orbit("learning", "lsit")
-    assert command.code == 2 and "Did you mean 'list'?" in command.err
+    assert command.code == 2 and "Did you mean `orbit learning list`?" in command.err
+
+
+@pytest.mark.parametrize("command", ["check", "list", "show", "add", "prune", "sync"])
+def test_a_command_typed_at_the_wrong_level_names_where_it_is(
+    workspace: Path, command: str
+) -> None:
+    outcome = run_orbit(command, cwd=workspace)
+    assert outcome.code == 2 and outcome.out == ""
+    assert outcome.err == (
+        f"orbit: error: No such command '{command}'. Did you mean `orbit learning {command}`?\n"
+    )
+
+
+def test_a_suggestion_is_close_or_not_made(workspace: Path, orbit: CliRunner) -> None:
+    from orbit_learnings.cli.suggest import closest
+    from tests.testing import leaf_commands
+
+    tree = [path for path in leaf_commands() if path[-1] not in {"archive", "restore"}]
+    assert closest(tree, "archive", ("learning",)) is None  # difflib found 'search' 61 % alike
+    assert closest(tree, "install", ("learning",)) == ("hooks", "install")
+    assert closest(tree, "list", ("learning", "drafts")) == ("learning", "drafts", "list")
+    assert closest(tree, "chekc", ()) == ("learning", "check")
+    archive = orbit("learning", "archive")  # a usage error either way; never 'search'
+    assert archive.code == 2 and "search" not in archive.err
+    far = orbit("learning", "frobnicate")
+    assert far.code == 2 and "Did you mean" not in far.err
 
 
 def test_hook_help_answers_without_waiting_for_stdin(workspace: Path) -> None:
@@ -244,3 +270,26 @@ def test_a_file_name_that_is_not_utf8_is_looked_up_but_never_written(
         assert refused.code == 2
         assert refused.err == f"orbit: error: {field}: 'billing/caf\\xe9.py' is not UTF-8 text\n"
     assert [p.name for p in (workspace / ".orbit/learnings").glob("L-*")] == ["L-0001"]
+
+
+def test_the_hook_group_help_is_the_help(workspace: Path) -> None:
+    """`orbit hook --help` once answered "no hook named '--help'" from the lean path."""
+    outcome = run_orbit("hook", "--help", cwd=workspace)
+    assert outcome.code == 0 and "Usage: orbit hook " in outcome.out
+    assert "Example" in outcome.out and "no hook named" not in outcome.err
+
+
+def test_a_tag_with_a_space_is_one_clear_line_and_nothing_written(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    refused = orbit("learning", "add", "--summary", "Index every foreign key", "--tag", "data base")
+    assert refused.code == 2 and refused.out == ""
+    assert refused.err == (
+        "orbit: error: tag 'data base' has a space; a tag is one word (say 'data-base')\n"
+    )
+    assert not list((workspace / ".orbit/learnings").glob("L-*"))
+    learning = add(orbit, "--summary", "Index every foreign key", "--tag", "database")
+    before = (workspace / f".orbit/learnings/{learning}/learning.yaml").read_text()
+    update = orbit("learning", "update", learning, "--tag", "two\twords")
+    assert update.code == 2 and "has a space" in update.err
+    assert (workspace / f".orbit/learnings/{learning}/learning.yaml").read_text() == before

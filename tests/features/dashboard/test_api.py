@@ -263,3 +263,11 @@ def test_only_requests_naming_this_machine_are_answered(
     assert response.status_code == status
     if status == 400:
         assert "L-0002" not in response.text
+
+
+def test_the_favicon_is_served_and_the_page_names_it(client: TestClient) -> None:
+    """A browser asks for /favicon.ico on every page load; it was a 404."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.startswith("<svg") and len(icon.content) < 1024
+    assert '<link rel="icon" href="/favicon.ico"' in client.get("/").text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,7 @@ def test_upvote_appends_what_the_cli_appends(client: TestClient, example: Path, 
     empty = client.post(
         "/api/learnings/L-0004/upvote", json={"model": "h", "task": " "}, headers=AUTH
     )
-    assert empty.status_code == 400 and "--task" in empty.json()["error"]
+    assert empty.status_code == 400 and "needs a task" in empty.json()["error"]
 
 
 def test_archive_changes_status_and_stamp_only(client: TestClient, example: Path) -> None:
@@ -236,3 +237,26 @@ def test_the_review_queue_approves_and_rejects_what_the_cli_would(
     assert not (example / ".orbit/learnings" / second).exists()
     again = client.post(f"/api/learnings/{first}/reject", headers=AUTH)
     assert again.status_code >= 400 and "not a proposal" in again.json()["error"]
+
+
+def test_api_refusals_name_fields_never_cli_flags_and_a_tag_is_one_word(
+    client: TestClient, example: Path
+) -> None:
+    before = learning_text(example, "L-0003")
+    empty = client.patch("/api/learnings/L-0003", json={"summary": "  "}, headers=AUTH).json()
+    assert empty["error"] == "a learning needs a non-empty summary" and empty["field"] == "summary"
+    spaced = client.patch("/api/learnings/L-0003", json={"tags": ["two words"]}, headers=AUTH)
+    assert spaced.status_code == 422 and spaced.json()["field"] == "tags"
+    assert (
+        spaced.json()["error"] == "tag 'two words' has a space; a tag is one word (say 'two-words')"
+    )
+    bulk = client.post(
+        "/api/bulk", json={"action": "add-tag", "ids": ["L-0003"], "tag": "two words"}, headers=AUTH
+    ).json()
+    assert bulk.get("changed", []) == [] and "has a space" in json.dumps(bulk)
+    upvote = client.post(
+        "/api/learnings/L-0003/upvote", json={"model": "", "task": "T-1"}, headers=AUTH
+    )
+    for answer in (empty, spaced.json(), bulk, upvote.json()):
+        assert "--" not in json.dumps(answer), answer
+    assert learning_text(example, "L-0003") == before

@@ -202,6 +202,8 @@ def test_unknown_agents_and_non_installers_are_clear_errors(
     assert unknown.code == 2 and "unknown integration 'windsurf'" in unknown.err
     nothing = orbit("hooks", "install", "mcp")
     assert nothing.code == 2 and "mcp has nothing to install" in nothing.err
+    choices = orbit("hooks", "install", "--help").out
+    assert "cline" in choices and "mcp" not in choices and "dashboard" not in choices
 
 
 # --- found in review: each of these once went wrong -------------------------------

@@ -331,9 +331,29 @@ def test_hooks_install_claude_merges_and_uninstall_restores(
     assert data["hooks"]["PreToolUse"] == SETTINGS_BEFORE["hooks"]["PreToolUse"]  # none of ours
     skill = workspace / ".claude/skills/orbit-learnings/SKILL.md"
     assert skill.read_text().startswith("---\nname: orbit-learnings\n")
-    assert orbit("hooks", "uninstall", "--claude").code == 0
+    removed = orbit("hooks", "uninstall", "--claude")
+    assert removed.code == 0
     assert json.loads(settings.read_text()) == SETTINGS_BEFORE
     assert not skill.exists()
+    said = removed.out + removed.err  # what it took out, never "removed" of a file still there
+    assert "removed .claude/settings.json\n" not in said
+    line = said.splitlines()[0]
+    assert line.startswith("removed orbit's "), said
+    assert line.endswith(" entries from .claude/settings.json (the rest of the file kept)")
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "SubagentStart"):
+        assert event in line, said
+    alone = orbit("hooks", "uninstall", "--claude")
+    assert "removed" not in alone.out + alone.err
+
+
+def test_uninstall_of_a_file_only_orbit_filled_says_it_is_gone(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    assert orbit("hooks", "install", "--claude").code == 0
+    removed = orbit("hooks", "uninstall", "--claude")
+    said = removed.out + removed.err
+    assert "removed .claude/settings.json (it held only orbit's entries)" in said
+    assert not (workspace / ".claude/settings.json").exists()
 
 
 def test_an_older_install_is_replaced_not_duplicated(

@@ -309,3 +309,14 @@ def test_the_server_stops_on_the_first_ctrl_c(workspace: Path) -> None:
     finally:
         server.kill()
     assert code == 130
+
+
+def test_mcp_add_refuses_a_tag_with_a_space(workspace: Path) -> None:
+    async def scenario(client: Client) -> Any:
+        return await client.call_tool(
+            "orbit_learning_add", {"summary": "Index every foreign key", "tags": ["data base"]}
+        )
+
+    refused = run(workspace, scenario)
+    assert refused.is_error and "tag 'data base' has a space" in refused.content[0].text
+    assert not list((workspace / ".orbit/learnings").glob("L-*"))

@@ -251,9 +251,39 @@ def test_context_combines_text_and_scope(example: Path, orbit: CliRunner, tmp_pa
         "learning", "context", "flaky redis tests", "--max-tokens", "80", "--inject", str(target)
     )
     assert written.out == "" and "tokens" in written.err
-    block = target.read_text()
+    block = target.read_text().split("-->\n", 1)[1].rsplit("<!--", 1)[0]
     assert block.startswith("## Project learnings relevant to this task") and "L-0005" in block
     assert (len(block) + 3) // 4 <= 80
+
+
+def test_context_inject_keeps_the_file_it_injects_into(example: Path, orbit: CliRunner) -> None:
+    """`--inject FILE` once replaced the whole file (the task text in it) without a word."""
+    task = example / "task.md"
+    task.write_text("# Task\n\nFix the flaky redis tests in CI.\n")
+    first = orbit("learning", "context", "flaky redis tests", "--inject", str(task))
+    assert first.code == 0 and "on top of" in first.err and "the rest kept" in first.err
+    injected = task.read_text()
+    assert injected.endswith("\n# Task\n\nFix the flaky redis tests in CI.\n")
+    assert injected.startswith("<!-- orbit-learnings:context") and "L-0005" in injected
+    again = orbit("learning", "context", "flaky redis tests", "--inject", str(task))
+    assert "replaced orbit's block" in again.err
+    assert task.read_text() == injected  # the block replaced, never repeated
+    below = injected + "\nAlso: keep the retry at 3.\n"
+    task.write_text(below)
+    orbit(
+        "learning",
+        "context",
+        "add a NOT NULL column",
+        "--path",
+        "db/migrations/",
+        "--inject",
+        str(task),
+    )
+    after = task.read_text()
+    assert after.count("orbit-learnings:context ") == 1 and "L-0005" not in after.split("-->")[1]
+    assert after.endswith(
+        "# Task\n\nFix the flaky redis tests in CI.\n\nAlso: keep the retry at 3.\n"
+    )
 
 
 def test_export_data_formats(example: Path, orbit: CliRunner) -> None:

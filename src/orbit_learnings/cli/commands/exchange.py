@@ -32,7 +32,13 @@ def context_command(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 5,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
     inject_file: Annotated[
-        Path | None, typer.Option("--inject", metavar="FILE", help="Write the markdown block here.")
+        Path | None,
+        typer.Option(
+            "--inject",
+            metavar="FILE",
+            help="Put the block into FILE between orbit's markers (on top the first time),"
+            " keeping the rest; a second run replaces only that block.",
+        ),
     ] = None,
     *,
     json_out: JsonFlag = False,
@@ -46,7 +52,6 @@ def context_command(
         --inject prompt-prefix.md
     """
     from orbit_learnings.push import context
-    from orbit_learnings.store.fileops import atomic_write_text
 
     built = context.build(
         STATE.workspace(),
@@ -56,8 +61,13 @@ def context_command(
         max_tokens=max_tokens,
     )
     if inject_file is not None:
-        atomic_write_text(inject_file, built.block)
-        sys.stderr.write(f"wrote {inject_file} (~{built.tokens} tokens)\n")
+        done = context.inject_into(inject_file, built.block)
+        said = {
+            "created": f"wrote {inject_file}",
+            "replaced": f"replaced orbit's block in {inject_file}, the rest kept",
+            "added": f"added orbit's block on top of {inject_file}, the rest kept",
+        }[done]
+        sys.stderr.write(f"{said} (~{built.tokens} tokens)\n")
     if json_out:
         emit_json(built.to_dict())
     elif inject_file is None:

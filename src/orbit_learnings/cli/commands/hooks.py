@@ -19,11 +19,14 @@ from orbit_learnings.cli.state import STATE
 from orbit_learnings.integrations.base import Integration
 
 CLAUDE = "claude-code"
+# Only what `hooks install` can install is offered: `orbit mcp` and `orbit dashboard`
+# are commands one runs (or an agent's MCP configuration runs), not hooks.
+INSTALLABLE = [integration.name for integration in integrations.every() if integration.installs]
 NamesArg = Annotated[
     list[str] | None,
     typer.Argument(
         metavar="[NAME]...",
-        help=f"Integrations: {', '.join(integrations.REGISTRY)} (default: git).",
+        help=f"Integrations: {', '.join(INSTALLABLE)} (default: git).",
         show_default=False,
     ),
 ]
@@ -57,7 +60,17 @@ def hook_command_for(integration: Integration) -> Callable[..., None]:
 
 
 def _chosen(names: list[str]) -> list[Integration]:
-    return [integrations.get(name) for name in dict.fromkeys(names or ["git"])]
+    """The integrations named, each one that installs; anything else is refused first."""
+    from orbit_learnings.core.errors import UsageError
+
+    chosen = [integrations.get(name) for name in dict.fromkeys(names or ["git"])]
+    for integration in chosen:
+        if not integration.installs:
+            raise UsageError(
+                f"{integration.name} has nothing to install (`orbit {integration.name}` is a"
+                f" command to run); choose from {', '.join(INSTALLABLE)}"
+            )
+    return chosen
 
 
 def _named(names: list[str] | None, **flags: bool) -> list[str]:
@@ -68,13 +81,8 @@ def _named(names: list[str] | None, **flags: bool) -> list[str]:
 
 def _run(names: list[str], *, command: str | None, install: bool, prompt: bool = True) -> None:
     """One body for install and uninstall, for any integration that installs."""
-    from orbit_learnings.core.errors import UsageError
-
     ws = STATE.workspace()
     chosen = _chosen(names)
-    for integration in chosen:
-        if not integration.installs:
-            raise UsageError(f"{integration.name} has nothing to install")
     for integration in chosen:
         if install:
             report = integration.install(ws, command=command, prompt=prompt)

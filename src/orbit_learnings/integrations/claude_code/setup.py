@@ -155,9 +155,9 @@ def install_skill(root: Path) -> bool:
 
 
 def uninstall(root: Path, command: str | None = None) -> SetupReport:
-    report = hookfiles.uninstall(root / SETTINGS, _markers(command), nested=True)
-    report.changed[:] = [str(SETTINGS)] if report.changed else []
-    report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
+    report = hookfiles.uninstall(
+        root / SETTINGS, _markers(command), nested=True, label=str(SETTINGS)
+    )
     skill = Path(repo_file(root / SKILL, within=str(root), name=str(SKILL)))
     if skill.exists() and read_repo_text(skill, within=str(root), name=str(SKILL)) == SKILL_TEXT:
         skill.unlink()

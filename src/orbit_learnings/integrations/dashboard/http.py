@@ -117,14 +117,16 @@ FIELDS = ("summary", "body", "paths", "tags")
 
 def field_of(message: str) -> str | None:
     """Which edited field a store refusal is about, so the page shows it beside that field."""
+    import re
+
     lowered = message.lower()
     if any(k in lowered for k in ("glob", "scope.paths", "--path", "outside the workspace")):
         return "paths"
-    if "scope.tags" in lowered or "--tag" in lowered:
+    if re.search(r"scope\.tags|\btags?\b", lowered):
         return "tags"
     if "scope" in lowered:
         return "paths"
-    return next((f for f in FIELDS if lowered.startswith(f) or f"--{f}" in lowered), None)
+    return next((f for f in FIELDS if re.search(rf"\b{f}\b", lowered)), None)
 
 
 def store_error(exc: OrbitError) -> JSONResponse:
