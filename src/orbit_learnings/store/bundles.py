@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,8 +160,9 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
         compile_glob(glob)
 
 
-def create_learning(ws: Workspace, new: NewLearning) -> Learning:
-    """Allocate the next ID under the store lock and write the bundle atomically."""
+def create_learning(ws: Workspace, new: NewLearning, taken: Collection[str] = ()) -> Learning:
+    """Allocate the next ID under the store lock and write the bundle atomically; `taken`
+    are IDs held elsewhere that it must not reuse (`allocation.allocate_id`)."""
     from orbit_learnings.store.yamlio import dump_new
 
     check_content(new.summary, new.scope, anchored=bool(new.anchors))
@@ -169,7 +170,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
         heal_before_write(ws)
-        learning_id = allocate_id(ws)
+        learning_id = allocate_id(ws, taken)
         stamp = now_iso()
         try:
             text = dump_new(_new_document(learning_id, stamp, new))

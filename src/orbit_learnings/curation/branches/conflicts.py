@@ -95,8 +95,9 @@ def resolve_conflict(ws: Workspace, learning_id: str, *, target: str | None = No
     other_head = next((h for h in _OTHER_HEADS if gitutil.rev_exists(ws.root_dir, h)), None)
     revs = {"ours": "HEAD", "theirs": other_head}
     newcomer = "theirs" if kept == "ours" else "ours"
+    taken = idrule.taken_on_target(ws, target)
     with store_lock(ws):
-        new_id = allocate_id(ws)
+        new_id = allocate_id(ws, taken)
         atomic_write_text(store.learning_file(ws, new_id), theirs if kept == "ours" else ours)
         rewrite_id(ws, new_id, learning_id, sidecars=False)
         atomic_write_text(store.learning_file(ws, learning_id), ours if kept == "ours" else theirs)
