@@ -293,9 +293,10 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
             1,
             f"{s.id} is stale ({s.describe()}); "
             + (
-                "follow the rename with `orbit learning prune --follow-renames`"
+                "preview the rename with `orbit learning prune --follow-renames --dry-run`, "
+                "follow it with `orbit learning prune --follow-renames --yes`"
                 if s.renames
-                else "update it or run `orbit learning prune --archive`"
+                else f"update it, or archive it with `orbit learning archive {s.id}`"
             ),
             s.id,
             "stale",

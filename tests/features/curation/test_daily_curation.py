@@ -158,3 +158,64 @@ def test_update_superseded_by_sets_both_sides(workspace: Path, orbit: CliRunner)
     assert record(orbit, new)["supersedes"] == old
     refused = orbit("learning", "update", old, "--supersedes", "banana")
     assert refused.code == 2 and "--supersedes takes a learning ID or `none`" in refused.err
+
+
+# --- every other hint `check` prints runs as printed ----------------------------------
+
+
+def advice_in(text: str) -> list[str]:
+    return re.findall(r"`((?:orbit|git) [^`]+)`", text)
+
+
+def follow_each(repo: Path, orbit: CliRunner, check: tuple[str, ...]) -> list[str]:
+    """Run every command `check` advises, each on its own copy of the broken repository,
+    and check again there: each must work as printed and take its problem away."""
+    import shutil
+    import subprocess
+
+    failed = orbit("--root", str(repo), "learning", *check)
+    assert failed.code == 1, failed.out + failed.err
+    problems = [line for line in (failed.out + failed.err).splitlines() if advice_in(line)]
+    commands = list(dict.fromkeys(c for line in problems for c in advice_in(line)))
+    assert commands, failed.out + failed.err
+    for number, command in enumerate(commands):
+        copy = repo.parent / f"{repo.name}-hint-{number}"
+        shutil.copytree(repo, copy, symlinks=True)
+        argv = shlex.split(command)
+        if argv[0] == "orbit":
+            done = orbit("--root", str(copy), *argv[1:])
+            assert done.code == 0, (command, done.err)
+        else:
+            subprocess.run(argv, cwd=copy, check=True, capture_output=True)
+        if "--dry-run" in argv:
+            continue
+        after = orbit("--root", str(copy), "learning", *check).out
+        fixed = [line for line in problems if command in line and line not in after]
+        assert fixed, (command, after)
+    return commands
+
+
+def test_stale_hints_run_as_printed(git_repo: Path, orbit: CliRunner) -> None:
+    from tests.testing import git
+
+    (git_repo / "src").mkdir()
+    (git_repo / "src/api.py").write_text("x = 1\n")
+    assert orbit("learning", "add", "--summary", "About the API", "--path", "src/api.py").code == 0
+    assert orbit("learning", "add", "--summary", "About jobs", "--path", "src/jobs.py").code == 0
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "learnings")
+    git(git_repo, "mv", "src/api.py", "src/http.py")
+    git(git_repo, "commit", "-qm", "rename")
+    commands = follow_each(git_repo, orbit, ("check", "--stale"))
+    assert "orbit learning prune --follow-renames --yes" in commands
+    assert "orbit learning archive L-0002" in commands
+
+
+def test_the_tracked_state_hint_runs_as_printed(git_repo: Path, orbit: CliRunner) -> None:
+    from tests.testing import git
+
+    add_learning(git_repo)
+    assert orbit("learning", "sync").code == 0
+    git(git_repo, "add", "-f", ".orbit")
+    git(git_repo, "commit", "-qm", "oops, the index too")
+    assert follow_each(git_repo, orbit, ("check",)) == ["git rm -r --cached .orbit/state"]
