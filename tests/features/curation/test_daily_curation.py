@@ -219,3 +219,11 @@ def test_the_tracked_state_hint_runs_as_printed(git_repo: Path, orbit: CliRunner
     git(git_repo, "add", "-f", ".orbit")
     git(git_repo, "commit", "-qm", "oops, the index too")
     assert follow_each(git_repo, orbit, ("check",)) == ["git rm -r --cached .orbit/state"]
+
+
+def test_the_legacy_layout_hint_runs_as_printed(workspace: Path, orbit: CliRunner) -> None:
+    learning_id = add_learning(workspace)
+    bundle = workspace / ".orbit/learnings" / learning_id
+    (bundle / "learning.yaml").rename(bundle.parent / f"{learning_id}.yaml")
+    bundle.rmdir()
+    assert follow_each(workspace, orbit, ("check",)) == ["orbit learning migrate-layout"]
