@@ -177,10 +177,20 @@ def commands(block: Block) -> list[str]:
     return _join_continuations(lines)
 
 
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(?P<word>\w+)\1")
+
+
 def _console_commands(lines: list[str]) -> list[str]:
+    """`$ ` lines, with their `\\` continuations and here-document bodies (`<<'EOF'` up to
+    `EOF`): what a reader pastes, the rest being sample output."""
     found: list[str] = []
     continuing = False
+    heredoc: str | None = None
     for line in lines:
+        if heredoc is not None:
+            found[-1] += "\n" + line
+            heredoc = None if line.strip() == heredoc else heredoc
+            continue
         if continuing:
             found[-1] += "\n" + line
         elif line.startswith("$ "):
@@ -188,6 +198,8 @@ def _console_commands(lines: list[str]) -> list[str]:
         else:
             continue
         continuing = line.endswith("\\")
+        opened = _HEREDOC.search(line)
+        heredoc = opened["word"] if opened and not continuing else None
     return found
 
 

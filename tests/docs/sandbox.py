@@ -5,7 +5,8 @@ the recipe mentions (`--body-file why.md`, `--task-file task.yaml`). The sandbox
 block the same: a clone of a one-commit repository with `.orbit-example/` as `.orbit/` and the
 `FIXTURES` below, its own HOME and XDG folders, this venv's `orbit` first on PATH, and proxies
 that lead nowhere, so a recipe that reaches for the network fails here rather than on a
-reader's machine.
+reader's machine. A `fresh` block (the README's tour) gets none of that: an empty repository,
+so it has to make every file it uses, as a newcomer following it would.
 
 A few commands need state no file can give: `PREPARE` sets it up before the block runs, keyed
 by what the block says (an ID to resolve a conflict on, a draft ID, a transcript folder).
@@ -70,7 +71,7 @@ class Templates:
     """Built once a session; each block gets a copy of one of them."""
 
     example: Path  # a clone holding .orbit-example/ as .orbit/
-    fresh: Path  # a clone without .orbit/
+    fresh: Path  # an empty repository: no commit, no file, no origin, no .orbit/
     draft: dict[str, object]  # a draft as `orbit learning extract` writes it
 
 
@@ -122,7 +123,9 @@ def build_templates(root: Path) -> Templates:
     example = _clone(
         _origin(root / "example-origin", home, with_store=True), root / "example", home
     )
-    fresh = _clone(_origin(root / "fresh-origin", home, with_store=False), root / "fresh", home)
+    fresh = root / "fresh"  # what a newcomer starts from: `git init`, nothing else
+    fresh.mkdir()
+    shell(fresh, home, "git init -q -b main\n")
     return Templates(example, fresh, _one_draft(example, home))
 
 

@@ -10,7 +10,8 @@ console block that forgot to say so). New pages and sections are picked up on th
 How each runs, by default:
 
 - `sh`, `bash`, `shell`: the whole block, as one bash script with `set -e -o pipefail`;
-- `console`: only the `$ ` lines (and their `\\` continuations); the rest is sample output;
+- `console`: only the `$ ` lines (with their `\\` continuations and here-document bodies, up to
+  the closing word); the rest is sample output;
 - both in a throw-away clone holding `.orbit-example/` as `.orbit/` and the files recipes name
   (`why.md`, `task.yaml`, ...), with this venv's `orbit` first on PATH, its own HOME and no
   network (`tests/docs/sandbox.py`, which also sets up the state a few commands take for
@@ -30,7 +31,9 @@ directives join with `;`:
                                   the block is this file: it is written into the sandbox and
                                   read by the tool that reads it (`CHECKERS` below; a new kind
                                   of file needs a checker)
-    <!-- recipe: fresh -->        run in a repository without `.orbit/` (the block inits it)
+    <!-- recipe: fresh -->        run in a brand-new empty repository (`git init` and nothing
+                                  else: no commit, no origin, no fixture files, no `.orbit/`);
+                                  the block creates what it uses
     <!-- recipe: exit 1 -->       the block's documented exit code, when it is not 0
 
 A malformed marker, or one not right above a fence, fails the suite too. The pre-commit, GitHub
@@ -64,6 +67,7 @@ from tests.docs.recipes import (
     workflow_steps,
 )
 from tests.docs.sandbox import Sandbox, Templates, make_sandbox, prepare
+from tests.testing import git
 
 BLOCKS = all_blocks()
 HOW_TO_MARK = (
@@ -231,6 +235,26 @@ def test_blocks_are_found_with_their_lines_and_console_prompts(tmp_path: Path) -
     assert [(b.line, b.lang) for b in found] == [(5, "console"), (12, "console")]
     assert script(found[0]) == "orbit learning add \\\n    --tag x\norbit learning list\n"
     assert re.fullmatch(r"orbit init\n", script(found[1]))
+
+
+def test_a_console_here_document_is_part_of_its_command(tmp_path: Path) -> None:
+    page = _page(
+        tmp_path,
+        "```console\n$ cat > why.md <<'EOF'\nDDL is transactional.\n$ not a prompt\nEOF\n"
+        "$ orbit init\nsample output\n```\n",
+    )
+    (block,) = blocks(page)
+    assert script(block) == "cat > why.md <<'EOF'\nDDL is transactional.\n$ not a prompt\nEOF\n" + (
+        "orbit init\n"
+    )
+
+
+def test_the_tour_runs_where_a_newcomer_starts(templates: Templates) -> None:
+    """`fresh` is an empty repository, so the README's tour has to make every file it uses
+    (its `test_recipe` run then proves it does)."""
+    assert [p.name for p in templates.fresh.iterdir()] == [".git"]
+    assert not git(templates.fresh, "remote").strip()
+    assert any(b.path.name == "README.md" and b.marker.fresh for b in BLOCKS)
 
 
 def test_a_marker_away_from_a_fence_is_reported(tmp_path: Path) -> None:

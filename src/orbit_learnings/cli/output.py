@@ -220,7 +220,8 @@ def render_record(record: dict[str, Any]) -> None:
         (
             "status",
             record["status"]
-            + (f" (by {record['superseded_by']})" if record.get("superseded_by") else ""),
+            + (f" (by {record['superseded_by']})" if record.get("superseded_by") else "")
+            + (f": {record['archived_reason']}" if record.get("archived_reason") else ""),
         ),
         ("paths", ", ".join(record["scope"]["paths"]) or "-"),
         ("tags", ", ".join(record["scope"]["tags"]) or "-"),

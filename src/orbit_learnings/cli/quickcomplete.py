@@ -23,7 +23,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-ID_COMMANDS = {"show", "update", "supersede", "upvote", "feedback", "resolve-conflict", "renumber"}
+ID_COMMANDS = {
+    "show",
+    "update",
+    "supersede",
+    "upvote",
+    "feedback",
+    "resolve-conflict",
+    "renumber",
+    "archive",
+    "restore",
+}
 TAG_OPTIONS = {"--tag", "-t"}
 PATH_OPTIONS = {"--path", "-p"}
 

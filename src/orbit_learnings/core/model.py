@@ -31,6 +31,7 @@ KNOWN_KEYS = (
     "superseded_by",
     "priority",
     "anchors",
+    "archived_reason",
 )
 SCOPE_KEYS = ("paths", "tags")
 EVIDENCE_KEYS = ("kind", "ref")
@@ -77,6 +78,7 @@ class Learning:
     superseded_by: str | None = None
     priority: int = 0
     anchors: tuple[Anchor, ...] = ()
+    archived_reason: str | None = None  # why `archive --reason` retired it
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,7 +96,10 @@ class Learning:
             "supersedes": self.supersedes,
             "superseded_by": self.superseded_by,
             "priority": self.priority,
-        } | ({"anchors": [a.to_dict() for a in self.anchors]} if self.anchors else {})
+        } | (
+            ({"anchors": [a.to_dict() for a in self.anchors]} if self.anchors else {})
+            | ({"archived_reason": self.archived_reason} if self.archived_reason else {})
+        )
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     superseded_by = checker.link(data, "superseded_by")
     body = checker.string(data, "body") or ""
     created_by = checker.string(data, "created_by")
+    archived_reason = checker.string(data, "archived_reason")
     if checker.problems:
         raise SchemaError(checker.problems)
     return Learning(
@@ -178,6 +184,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         superseded_by=superseded_by,
         priority=priority,
         anchors=anchors,
+        archived_reason=archived_reason,
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
     )
 

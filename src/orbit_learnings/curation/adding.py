@@ -37,4 +37,7 @@ def add_learning(ws: Workspace, new: bundles.NewLearning, *, force: bool = False
             "or pass --force to add anyway",
             [s.to_dict() for s in similar],
         )
-    return Added(bundles.create_learning(ws, new), similar)
+    from orbit_learnings.curation.branches.idrule import taken_on_target
+
+    # never an ID the target branch already has: it would collide at the merge
+    return Added(bundles.create_learning(ws, new, taken_on_target(ws)), similar)

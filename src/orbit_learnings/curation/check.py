@@ -250,7 +250,8 @@ def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
                     Problem(
                         item.path,
                         line,
-                        f"{key} points at {target}, which does not exist",
+                        f"{key} points at {target}, which does not exist; clear it with "
+                        f"`orbit learning update {learning.id} {_flag(key)} none`",
                         learning.id,
                         "dangling-link",
                     )
@@ -266,13 +267,19 @@ def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
                         item.path,
                         line,
                         f"one-sided link: {learning.id}.{key} is {target} but "
-                        f"{target}.{other_key} is {back or 'unset'}; "
-                        "re-run `orbit learning supersede` to complete it",
+                        f"{target}.{other_key} is {back or 'unset'}; complete it with "
+                        f"`orbit learning update {learning.id} {_flag(key)} {target}` or drop "
+                        f"it with `orbit learning update {learning.id} {_flag(key)} none`",
                         learning.id,
                         "one-sided-link",
                     )
                 )
     return problems
+
+
+def _flag(key: str) -> str:
+    """The `update` option that sets or clears the link `key`, on both sides."""
+    return "--" + key.replace("_", "-")
 
 
 def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
@@ -286,9 +293,10 @@ def _stale_problems(ws: Workspace, parsed: list[_Parsed]) -> list[Problem]:
             1,
             f"{s.id} is stale ({s.describe()}); "
             + (
-                "follow the rename with `orbit learning prune --follow-renames`"
+                "preview the rename with `orbit learning prune --follow-renames --dry-run`, "
+                "follow it with `orbit learning prune --follow-renames --yes`"
                 if s.renames
-                else "update it or run `orbit learning prune --archive`"
+                else f"update it, or archive it with `orbit learning archive {s.id}`"
             ),
             s.id,
             "stale",

@@ -138,6 +138,9 @@ def plan_import(ws: Workspace, files: list[Path]) -> ImportPlan:
 
 
 def apply_plan(ws: Workspace, plan: ImportPlan) -> ImportPlan:
+    from orbit_learnings.curation.branches.idrule import taken_on_target
+
+    taken = taken_on_target(ws)
     for candidate in plan.candidates:
         if candidate.duplicate_of:
             continue
@@ -152,6 +155,7 @@ def apply_plan(ws: Workspace, plan: ImportPlan) -> ImportPlan:
                 body=candidate.body,
                 evidence=[Evidence("file", f"{candidate.source}:{candidate.line}")],
             ),
+            taken,
         )
         candidate.created = learning.id
     return plan

@@ -8,6 +8,7 @@ claim, so two processes can never end up with the same ID.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,13 @@ def _numbered(ws: Workspace) -> list[tuple[int, str]]:
     return found
 
 
-def next_sequential_id(ws: Workspace) -> str:
-    highest = max((number for number, _ in _numbered(ws)), default=0)
+def next_sequential_id(ws: Workspace, taken: Collection[str] = ()) -> str:
+    """One past the highest sequential ID here or in `taken` (IDs held elsewhere: the
+    target branch's), so a gap never hands out a number another branch already has."""
+    elsewhere = (ids.SEQUENTIAL_ID.match(t) for t in taken if t.startswith(f"{ws.prefix}-"))
+    numbers = [number for number, _ in _numbered(ws)]
+    numbers += [int(match.group(1)) for match in elsewhere if match]
+    highest = max(numbers, default=0)
     candidate = ids.format_sequential_id(highest + 1, ws.prefix)
     if not ids.is_learning_id(candidate):  # a committed L-999999999999 used the last one
         from orbit_learnings.core.errors import OrbitError
@@ -51,18 +57,21 @@ def _random_id(prefix: str) -> str:
             return f"{prefix}-{body}"
 
 
-def allocate_id(ws: Workspace) -> str:
+def allocate_id(ws: Workspace, taken: Collection[str] = ()) -> str:
     """Reserve a fresh ID by creating its bundle folder; callers hold the store lock.
 
     Sequential (`L-0042`, the default) or random (`ids: random` in
-    `.orbit/config.yaml`, for teams with many parallel branches).
+    `.orbit/config.yaml`, for teams with many parallel branches). `taken` are IDs this
+    store does not hold but must not reuse: those the target branch already has.
     """
     from orbit_learnings.store.config import id_mode
 
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     random_ids = id_mode(ws) == "random"
     while True:
-        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws)
+        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws, taken)
+        if candidate in taken:
+            continue
         try:
             ws.bundle_dir(candidate).mkdir()  # atomic: exactly one process wins a name
         except FileExistsError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,8 +170,9 @@ def check_tag(tag: str) -> None:
         raise UsageError(f"tag {tag!r} has a space; a tag is one word (say {joined!r})")
 
 
-def create_learning(ws: Workspace, new: NewLearning) -> Learning:
-    """Allocate the next ID under the store lock and write the bundle atomically."""
+def create_learning(ws: Workspace, new: NewLearning, taken: Collection[str] = ()) -> Learning:
+    """Allocate the next ID under the store lock and write the bundle atomically; `taken`
+    are IDs held elsewhere that it must not reuse (`allocation.allocate_id`)."""
     from orbit_learnings.store.yamlio import dump_new
 
     check_content(new.summary, new.scope, anchored=bool(new.anchors))
@@ -179,7 +180,7 @@ def create_learning(ws: Workspace, new: NewLearning) -> Learning:
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
         heal_before_write(ws)
-        learning_id = allocate_id(ws)
+        learning_id = allocate_id(ws, taken)
         stamp = now_iso()
         try:
             text = dump_new(_new_document(learning_id, stamp, new, ws.root))
@@ -254,7 +255,8 @@ def _git_user_name(root: Path | None) -> str:
 
 @dataclass(frozen=True)
 class Changes:
-    """Fields an update replaces; None means "leave as is"."""
+    """Fields an update replaces; None means "leave as is". `add_*`/`remove_*` change one
+    entry of a list (after `paths`/`tags` replaced it, when both are given)."""
 
     summary: str | None = None
     body: str | None = None
@@ -263,6 +265,10 @@ class Changes:
     priority: int | None = None
     add_evidence: Sequence[Evidence] = ()
     anchors: Sequence[Anchor] | None = None  # replaces the list; () removes every anchor
+    add_paths: Sequence[str] = ()
+    remove_paths: Sequence[str] = ()
+    add_tags: Sequence[str] = ()
+    remove_tags: Sequence[str] = ()
 
     def is_empty(self) -> bool:
         return (
@@ -273,7 +279,38 @@ class Changes:
             and self.priority is None
             and not self.add_evidence
             and self.anchors is None
+            and not (self.add_paths or self.remove_paths or self.add_tags or self.remove_tags)
         )
+
+    def applied_to(self, current: Learning) -> Changes:
+        """The same changes with one-entry edits folded into whole lists, against `current`."""
+        from dataclasses import replace
+
+        paths, tags = self.paths, self.tags
+        if self.add_paths or self.remove_paths:
+            base = current.paths if paths is None else paths
+            paths = _edited_list(current.id, "path", base, self.add_paths, self.remove_paths)
+        if self.add_tags or self.remove_tags:
+            base = current.tags if tags is None else tags
+            tags = _edited_list(current.id, "tag", base, self.add_tags, self.remove_tags)
+        return replace(
+            self, paths=paths, tags=tags, add_paths=(), remove_paths=(), add_tags=(), remove_tags=()
+        )
+
+
+def _edited_list(
+    learning_id: str, what: str, values: Sequence[str], add: Sequence[str], remove: Sequence[str]
+) -> list[str]:
+    """`values` with `add` appended (once) and `remove` taken out; removing what is not
+    there is refused, so a typo never passes for a change."""
+    kept = [v.strip() for v in values]
+    for value in (v.strip() for v in remove):
+        if value not in kept:
+            listed = ", ".join(kept) or "none"
+            raise UsageError(f"{learning_id} has no {what} {value!r} (its {what}s: {listed})")
+        kept.remove(value)
+    kept += [v.strip() for v in add if v.strip() and v.strip() not in kept]
+    return kept
 
 
 def update_learning(ws: Workspace, learning_id: str, changes: Changes) -> Learning:
@@ -296,6 +333,7 @@ def update_with(
         changes = change(current)
         if changes is None or changes.is_empty():
             return None
+        changes = changes.applied_to(current)
         scope = Scope(
             changes.paths if changes.paths is not None else current.paths,
             changes.tags if changes.tags is not None else current.tags,
@@ -303,7 +341,10 @@ def update_with(
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         check_content(summary, scope, anchored=bool(anchors))
-        return _edit(ws, learning_id, _edits_for(current, changes))
+        return edit_keys(ws, learning_id, _edits_for(current, changes))
+
+
+DROP = object()  # an `Edit` value that removes a top-level key instead of setting it
 
 
 @dataclass(frozen=True)
@@ -339,7 +380,9 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
     return edits
 
 
-def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None = None) -> Learning:
+def edit_keys(
+    ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None = None
+) -> Learning:
     """Edit one file in place: only the changed keys' lines change, then bump updated_at.
 
     Validates the result before an atomic write. Callers hold the store lock.
@@ -354,7 +397,10 @@ def _edit(ws: Workspace, learning_id: str, edits: list[Edit], stamp: str | None 
     bump = Edit(("updated_at",), timestamp_value(stamp or now_iso()), "created_at")
     try:
         for edit in [*edits, bump]:
-            editor.set(edit.key_path, edit.value, edit.after)
+            if edit.value is DROP:
+                editor.put_block(edit.key_path[0], "")
+            else:
+                editor.set(edit.key_path, edit.value, edit.after)
     except (ValueError, KeyError, YamlSyntaxError) as exc:  # what it cannot edit in place
         where = ws.relative(path)
         raise OrbitError(f"{where} cannot be edited in place ({exc}); edit it by hand") from None
@@ -378,8 +424,8 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
         new = read_learning(ws, new_id)
         _check_supersede(old, new)
         stamp = now_iso()
-        new = _edit(ws, new_id, [Edit(("supersedes",), old_id, "evidence")], stamp)
-        old = _edit(
+        new = edit_keys(ws, new_id, [Edit(("supersedes",), old_id, "evidence")], stamp)
+        old = edit_keys(
             ws,
             old_id,
             [Edit(("status",), "superseded"), Edit(("superseded_by",), new_id, "supersedes")],
@@ -388,9 +434,46 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
     return old, new
 
 
-def archive_learning(ws: Workspace, learning_id: str) -> Learning:
-    """Retire a learning without deleting it: excluded from lists, search and injection."""
-    return set_status(ws, learning_id, "archived", from_statuses=ids.STATUSES)
+def archive_learning(ws: Workspace, learning_id: str, reason: str | None = None) -> Learning:
+    """Retire a learning without deleting it: excluded from lists, search and injection.
+    The one door `archive`, `prune --archive` and the dashboard all go through."""
+    return archive_learnings(ws, [learning_id], reason)[0]
+
+
+def archive_learnings(
+    ws: Workspace, learning_ids: Sequence[str], reason: str | None = None
+) -> list[Learning]:
+    """Archive each learning (already archived: its reason is updated, if one is given),
+    recording `reason` as `archived_reason`; every ID is read before any file is written,
+    so one that names no learning changes nothing."""
+    reason = " ".join((reason or "").split()) or None
+    if reason is not None and len(reason) > model.MAX_SUMMARY_CHARS:
+        raise UsageError(f"--reason is at most {model.MAX_SUMMARY_CHARS} characters")
+    with store_lock(ws):
+        current = [read_learning(ws, learning_id) for learning_id in learning_ids]
+        done: list[Learning] = []
+        for learning in current:
+            edits = [Edit(("status",), "archived")] if learning.status != "archived" else []
+            if reason is not None and reason != learning.archived_reason:
+                edits.append(Edit(("archived_reason",), reason, "status"))
+            done.append(edit_keys(ws, learning.id, edits) if edits else learning)
+    return done
+
+
+def restore_learnings(ws: Workspace, learning_ids: Sequence[str]) -> list[Learning]:
+    """Bring archived learnings back: `superseded` when a `superseded_by` link survives,
+    else `active`; the archive reason goes. One not archived is left as it is."""
+    with store_lock(ws):
+        current = [read_learning(ws, learning_id) for learning_id in learning_ids]
+        done: list[Learning] = []
+        for learning in current:
+            if learning.status != "archived":
+                done.append(learning)
+                continue
+            status = "superseded" if learning.superseded_by else "active"
+            edits = [Edit(("status",), status), Edit(("archived_reason",), DROP)]
+            done.append(edit_keys(ws, learning.id, edits))
+    return done
 
 
 def set_status(
@@ -406,7 +489,7 @@ def set_status(
             raise OrbitError(
                 f"{learning_id} is {current.status}; only {allowed} can become {status}"
             )
-        return _edit(ws, learning_id, [Edit(("status",), status)])
+        return edit_keys(ws, learning_id, [Edit(("status",), status)])
 
 
 def remove_proposal(ws: Workspace, learning_id: str) -> None:

@@ -30,6 +30,8 @@ EXAMPLES: dict[str, list[str]] = {
     "learning show": ["L-0001"],
     "learning update": ["L-0001", "--tag", "money"],
     "learning supersede": ["L-0001", "--with", "L-0002"],
+    "learning archive": ["L-0001", "--reason", "the service is gone"],
+    "learning restore": ["L-0001"],
     "learning upvote": ["L-0001", "--model", "m", "--task", "T-1"],
     "learning search": ["money"],
     "learning feedback": ["L-0001", "--helpful", "--task", "T-1"],

@@ -139,12 +139,9 @@ def test_add_add_conflict_resolves_into_two_learnings(git_repo: Path, tmp_path: 
     assert [v["task_id"] for v in ours["votes"]] == ["A-1"]
     assert [v["task_id"] for v in theirs["votes"]] == ["B-1"]
     assert run_orbit("learning", "check", cwd=git_repo).code == 0
-    status = git(git_repo, "status", "--porcelain")
-    assert (
-        "UU .orbit/learnings/L-0002/learning.yaml" in status
-        or "AA .orbit/learnings/L-0002/learning.yaml" in status
-    )
-    git(git_repo, "add", "-A")
+    status = git(git_repo, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert "A  .orbit/learnings/L-0003/learning.yaml" in status  # staged: --abort would undo it
+    assert all(line[1] == " " for line in status), status  # the conflict is marked resolved
     git(git_repo, "commit", "-qm", "merge")
 
 

@@ -64,7 +64,7 @@ def test_prune_and_check_name_a_renamed_file(moved_api: tuple[Path, str], orbit:
     assert f"L-0001\t{said}\tlesson" in orbit("learning", "prune").out
     checked = orbit("learning", "check", "--stale")
     assert checked.code == 1
-    assert f"L-0001 is stale ({said}); follow the rename with" in checked.out
+    assert f"L-0001 is stale ({said}); preview the rename with" in checked.out
 
 
 def test_a_moved_folder_carries_its_globs(git_repo: Path, orbit: CliRunner) -> None:

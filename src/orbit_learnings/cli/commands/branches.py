@@ -13,6 +13,11 @@ from orbit_learnings.cli.options import JsonFlag
 from orbit_learnings.cli.output import emit_json, info
 from orbit_learnings.cli.state import STATE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.curation.branches.conflicts import LinkRepair
+    from orbit_learnings.curation.branches.gitstate import Operation
+
 TargetOption = Annotated[
     str | None,
     typer.Option(
@@ -20,6 +25,17 @@ TargetOption = Annotated[
         metavar="REF",
         help="The branch work merges into; its learning keeps the ID. "
         "Default: target_branch in .orbit/config.yaml, else origin/main, main or master.",
+    ),
+]
+
+
+LinksOption = Annotated[
+    str,
+    typer.Option(
+        "--links",
+        metavar="drop|take",
+        help="A link of the newcomer's that the published side already holds (both branches "
+        "superseded one learning): drop it (default), or take it over.",
     ),
 ]
 
@@ -33,24 +49,31 @@ def resolve_conflict_command(
     ],
     *,
     target: TargetOption = None,
+    links: LinksOption = "drop",
     json_out: JsonFlag = False,
 ) -> None:
     """Split a git add/add conflict into two learnings; the published one keeps the ID.
 
     The side already on the target branch (origin/main by default) keeps the ID; the
     newcomer gets the next free ID, with the votes, feedback and supersede links that
-    came with it. One learning edited on both branches is not split: keep the right
-    value of each conflicting field instead. Stages nothing: review, `git add`, commit.
+    came with it. A newcomer's link that the published side already holds is dropped
+    (--links take: taken over). During a merge, rebase or cherry-pick the result is
+    staged: continue it, or --abort undoes this too. One learning edited on both
+    branches is not split: keep the right value of each conflicting field instead.
 
     \b
     Example:
       orbit learning resolve-conflict L-0007
-      orbit learning resolve-conflict L-0007 --target origin/develop
+      orbit learning resolve-conflict L-0007 --target origin/develop --links take
     """
+    from orbit_learnings.core.errors import UsageError
     from orbit_learnings.curation.branches.conflicts import resolve_conflict
 
+    if links not in ("drop", "take"):
+        raise UsageError(f"--links takes drop or take, got {links!r}")
     learning_id = learning_id.strip()
-    result = resolve_conflict(STATE.workspace(), learning_id, target=target)
+    ws = STATE.workspace()
+    result = resolve_conflict(ws, learning_id, target=target, take_links=links == "take")
     if json_out:
         emit_json(result.to_dict())
         return
@@ -60,7 +83,28 @@ def resolve_conflict_command(
     info(f"The other side is now {result.new_id}{moved}.")
     if result.relinked:
         info(f"Links to it now point at {result.new_id} in: {', '.join(result.relinked)}.")
-    info("Review both files, then `git add .orbit/learnings` and commit.")
+    for repair in result.links:
+        info(_link_message(repair))
+    info(_next_step(result.operation))
+
+
+def _link_message(repair: LinkRepair) -> str:
+    where = f"{repair.learning_id}.{repair.key} is {repair.target}"
+    if repair.action == "completed":
+        return f"{where}: completed the link on {repair.target}'s side."
+    back = "superseded_by" if repair.key == "supersedes" else "supersedes"
+    held = f"{repair.target}.{back} is {repair.holder}"
+    done = "dropped it" if repair.action == "dropped" else f"took it over from {repair.holder}"
+    return f"{where} but {held}: {done} (`{repair.alternative()}` makes the other choice)."
+
+
+def _next_step(operation: Operation | None) -> str:
+    if operation is None:
+        return "Review both files, then `git add .orbit/learnings` and commit."
+    return (
+        f"Staged: review with `git diff --cached`, then `{operation.continue_command}` "
+        f"(`{operation.abort_command}` undoes this too)."
+    )
 
 
 def renumber_command(

@@ -1,4 +1,4 @@
-"""The record commands: `learning add|list|show|update|supersede|upvote`.
+"""The record commands: `learning add|list|show|supersede|upvote` (`update` is in `editing`).
 
 Each command parses its options, calls one core function, and renders.
 """
@@ -263,58 +263,6 @@ def show_command(
     else:
         render_record(detail.record)
         render_anchors(anchors)
-
-
-def update_command(
-    learning_id: IdArg,
-    summary: Annotated[str | None, typer.Option("--summary", "-s")] = None,
-    body: Annotated[str | None, typer.Option("--body", "-b")] = None,
-    body_file: Annotated[Path | None, typer.Option("--body-file")] = None,
-    path: Annotated[
-        list[str] | None, typer.Option("--path", "-p", help="Replaces the path list (repeatable).")
-    ] = None,
-    tag: Annotated[
-        list[str] | None, typer.Option("--tag", "-t", help="Replaces the tag list.")
-    ] = None,
-    priority: Annotated[int | None, typer.Option("--priority")] = None,
-    evidence: Annotated[
-        list[str] | None, typer.Option("--evidence", "-e", help="Adds evidence (repeatable).")
-    ] = None,
-    anchor: AnchorOpt = None,
-    *,
-    no_anchor: Annotated[bool, typer.Option("--no-anchor", help="Remove every anchor.")] = False,
-    json_out: JsonFlag = False,
-) -> None:
-    """Change fields of a learning; comments and unknown keys in the file are kept.
-
-    --anchor replaces the anchors with the code as it is now (re-recording a drifted one).
-
-    \b
-    Examples:
-      orbit learning update L-0003 --tag database --tag migrations
-      orbit learning update L-0007 --anchor src/orders/service.py:120-140
-    """
-    from orbit_learnings.cli.commands.anchors import anchors_change
-
-    ws = STATE.workspace_for(learning_id)
-    globs = path if path is None or ws.level != "project" else _stored_globs(ws, path)
-    learning = store.update_learning(
-        ws,
-        learning_id.strip(),
-        store.Changes(
-            summary=summary,
-            body=_body(body, body_file),
-            paths=globs,
-            tags=tag,
-            priority=priority,
-            add_evidence=_evidence(evidence),
-            anchors=anchors_change(ws, anchor, remove=no_anchor),
-        ),
-    )
-    if json_out:
-        emit_json(learning.to_dict())
-    else:
-        info(f"Updated {learning.id}")
 
 
 def supersede_command(

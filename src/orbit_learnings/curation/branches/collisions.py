@@ -15,7 +15,6 @@ import os
 import re
 from collections.abc import Sequence
 
-from orbit_learnings.core import ids as model
 from orbit_learnings.core.errors import OrbitError, Problem
 from orbit_learnings.curation import gitutil
 from orbit_learnings.curation.branches import idrule
@@ -28,13 +27,6 @@ from orbit_learnings.store.workspace import Workspace
 LEARNINGS = LEARNINGS_PREFIX
 
 
-def _ids_in_tree(ws: Workspace, rev: str) -> set[str]:
-    out = gitutil.run_git(
-        ws.root_dir, "ls-tree", "-d", "--name-only", f"{rev}:{LEARNINGS}", check=False
-    )
-    return {line.strip() for line in out.splitlines() if model.is_learning_id(line.strip())}
-
-
 def collisions_with(ws: Workspace, base: str) -> list[Problem]:
     """IDs added on this branch (since the merge base) that `base` also has, differently."""
     try:
@@ -43,9 +35,10 @@ def collisions_with(ws: Workspace, base: str) -> list[Problem]:
         merge_base = gitutil.run_git(ws.root_dir, "merge-base", "HEAD", base).strip()
     except gitutil.GitUnavailable as exc:
         return [Problem(base, 1, f"cannot compare with {base}: {exc}", None, "collision")]
-    ours = set(store.bundle_ids(ws)) - _ids_in_tree(ws, merge_base)
-    theirs = _ids_in_tree(ws, base)
+    ours = set(store.bundle_ids(ws)) - idrule.ids_on(ws, merge_base)
+    theirs = idrule.ids_on(ws, base)
     problems = []
+    target = "" if _is_default_target(ws, base) else f" --target {base}"
     for learning_id in sorted(ours & theirs):
         path = f"{LEARNINGS}/{learning_id}/{LEARNING_FILE}"
         their_text = idrule.text_at(ws, base, learning_id)
@@ -57,7 +50,7 @@ def collisions_with(ws: Workspace, base: str) -> list[Problem]:
                 path,
                 1,
                 f"{learning_id} on {base} is a different learning, and the published one keeps "
-                f"its ID; run `orbit learning renumber {learning_id}` on this branch",
+                f"its ID; run `orbit learning renumber {learning_id}{target}` on this branch",
                 learning_id,
                 "collision",
             )
@@ -65,8 +58,17 @@ def collisions_with(ws: Workspace, base: str) -> list[Problem]:
     return problems
 
 
+def _is_default_target(ws: Workspace, base: str) -> bool:
+    """Whether `renumber` without `--target` judges by `base` (and so avoids its IDs)."""
+    try:
+        return idrule.target_ref(ws) == base
+    except OrbitError:  # a bad target_branch: name the base explicitly
+        return False
+
+
 def renumber(ws: Workspace, old_id: str, *, target: str | None = None, force: bool = False) -> str:
-    """Move a learning to the next free ID, with its sidecars and every link to it."""
+    """Move a learning to the next ID free here and on the target branch, with its
+    sidecars and every link to it."""
     store.read_learning(ws, old_id)
     if not force and gitutil.is_repository(ws.root_dir):
         ref = idrule.target_ref(ws, target)
@@ -76,9 +78,10 @@ def renumber(ws: Workspace, old_id: str, *, target: str | None = None, force: bo
                 f"{old_id} is published on {ref}, and a published learning keeps its ID (votes, "
                 "links and citations point at it); renumber the other learning, or pass --force"
             )
+    taken = idrule.taken_on_target(ws, target)
     with store_lock(ws):
         store.read_learning(ws, old_id)
-        new_id = allocate_id(ws)
+        new_id = allocate_id(ws, taken)
         os.rename(ws.bundle_dir(old_id), ws.bundle_dir(new_id))  # onto the empty reserved folder
         rewrite_id(ws, new_id, old_id)
         for other in store.bundle_ids(ws):

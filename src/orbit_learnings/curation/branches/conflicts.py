@@ -4,8 +4,12 @@ Two branches that each `add` get the same next ID; merging them leaves one
 `learning.yaml` with both learnings between conflict markers. The side that is
 published on the target branch keeps the ID (`idrule`); the newcomer takes the
 next free ID, and with it the sidecar rows and the `supersedes`/`superseded_by`
-links that arrived with its side. One learning edited on both branches is not
-split: it would become two near-duplicates.
+links that arrived with its side. A link of the newcomer's that the learning at its
+other end no longer returns (both branches superseded one learning) is repaired, not
+left one-sided: dropped, or taken over when asked (`take_links`). One learning edited on
+both branches is not split: it would become two near-duplicates. During a merge, rebase
+or cherry-pick, what it wrote is staged, so that operation's `--abort` undoes it
+(`gitstate`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass, field
 
 from orbit_learnings.core.errors import NotFound, OrbitError
 from orbit_learnings.curation import gitutil
-from orbit_learnings.curation.branches import idrule
+from orbit_learnings.curation.branches import gitstate, idrule
 from orbit_learnings.curation.branches.collisions import (
     LINK_KEYS,
     link_line,
@@ -25,11 +29,9 @@ from orbit_learnings.curation.branches.collisions import (
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.allocation import allocate_id, store_lock
 from orbit_learnings.store.fileops import atomic_write_text
-from orbit_learnings.store.layout import SIDECARS, bundle_display
+from orbit_learnings.store.layout import LEARNINGS_PREFIX, SIDECARS, bundle_display
 from orbit_learnings.store.workspace import Workspace
 from orbit_learnings.store.yamlio import has_conflict_markers
-
-_OTHER_HEADS = ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD")
 
 
 @dataclass
@@ -42,6 +44,8 @@ class Resolution:
     reason: str
     relinked: list[str] = field(default_factory=list)
     moved_rows: int = 0
+    links: list[LinkRepair] = field(default_factory=list)
+    operation: gitstate.Operation | None = None  # staged for it, when one is in progress
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -51,6 +55,9 @@ class Resolution:
             "reason": self.reason,
             "relinked": self.relinked,
             "moved_rows": self.moved_rows,
+            "links": [repair.to_dict() for repair in self.links],
+            "staged": self.operation is not None,
+            "operation": self.operation.name if self.operation else None,
         }
 
 
@@ -78,8 +85,12 @@ def split_conflict_markers(text: str) -> tuple[str, str]:
     return "".join(ours), "".join(theirs)
 
 
-def resolve_conflict(ws: Workspace, learning_id: str, *, target: str | None = None) -> Resolution:
-    """Split the conflicted learning; stage nothing (the user reviews and commits)."""
+def resolve_conflict(
+    ws: Workspace, learning_id: str, *, target: str | None = None, take_links: bool = False
+) -> Resolution:
+    """Split the conflicted learning, repair the links the split leaves one-sided, and
+    stage what it wrote when a merge, rebase or cherry-pick is in progress (so its
+    `--abort` undoes all of it)."""
     ours, theirs, base = _sides(ws, learning_id)
     relative = bundle_display(learning_id)
     for side, content in (("ours", ours), ("theirs", theirs)):
@@ -92,11 +103,34 @@ def resolve_conflict(ws: Workspace, learning_id: str, *, target: str | None = No
         )
     ref = idrule.target_ref(ws, target)
     kept, reason = _decide(ws, ref, learning_id, ours, theirs)
-    other_head = next((h for h in _OTHER_HEADS if gitutil.rev_exists(ws.root_dir, h)), None)
-    revs = {"ours": "HEAD", "theirs": other_head}
+    operation = gitstate.in_progress(ws.root_dir)
+    result = _split(ws, learning_id, (ours, theirs), kept, reason, operation, target)
+    result.links = repair_links(ws, result.new_id, take=take_links)
+    if operation is not None:
+        touched = {learning_id, result.new_id, *result.relinked}
+        touched |= {lid for r in result.links for lid in r.touched()}
+        gitstate.stage(ws.root_dir, [f"{LEARNINGS_PREFIX}/{lid}" for lid in touched])
+        result.operation = operation
+    return result
+
+
+def _split(
+    ws: Workspace,
+    learning_id: str,
+    sides: tuple[str, str],
+    kept: str,
+    reason: str,
+    operation: gitstate.Operation | None,
+    target: str | None,
+) -> Resolution:
+    """The newcomer to the next free ID (here and on the target branch), with the rows
+    and links that arrived with its side; the kept side stays under `learning_id`."""
+    ours, theirs = sides
+    revs = {"ours": "HEAD", "theirs": operation.other_head if operation else None}
     newcomer = "theirs" if kept == "ours" else "ours"
+    taken = idrule.taken_on_target(ws, target)
     with store_lock(ws):
-        new_id = allocate_id(ws)
+        new_id = allocate_id(ws, taken)
         atomic_write_text(store.learning_file(ws, new_id), theirs if kept == "ours" else ours)
         rewrite_id(ws, new_id, learning_id, sidecars=False)
         atomic_write_text(store.learning_file(ws, learning_id), ours if kept == "ours" else theirs)
@@ -106,6 +140,64 @@ def resolve_conflict(ws: Workspace, learning_id: str, *, target: str | None = No
             result.moved_rows = _move_rows(ws, learning_id, new_id, newcomer_rev, kept_rev)
             result.relinked = _move_links(ws, learning_id, new_id, newcomer_rev, kept_rev)
     return result
+
+
+@dataclass
+class LinkRepair:
+    """A link of the newcomer's that the split left one-sided, and what was done to it."""
+
+    learning_id: str  # the newcomer
+    key: str  # "supersedes" or "superseded_by"
+    target: str
+    holder: str | None  # who holds the target's other side instead (None: nobody)
+    action: str  # "completed", "dropped" or "taken"
+
+    def touched(self) -> list[str]:
+        return [self.learning_id, self.target, *([self.holder] if self.holder else [])]
+
+    def alternative(self) -> str | None:
+        """The command that makes the other choice, or None after a completion."""
+        flag = "--" + self.key.replace("_", "-")
+        if self.action == "dropped":
+            return f"orbit learning update {self.learning_id} {flag} {self.target}"
+        if self.action == "taken":
+            return f"orbit learning update {self.holder} {flag} {self.target}"
+        return None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.learning_id,
+            "key": self.key,
+            "target": self.target,
+            "holder": self.holder,
+            "action": self.action,
+            "alternative": self.alternative(),
+        }
+
+
+def repair_links(ws: Workspace, new_id: str, *, take: bool = False) -> list[LinkRepair]:
+    """The newcomer's links whose other side does not point back: completed when the other
+    side is empty; when another learning holds it (two branches superseded one learning),
+    dropped, or with `take` taken over (then that learning's side is cleared)."""
+    from orbit_learnings.store import links
+
+    newcomer = store.read_learning(ws, new_id)
+    repairs: list[LinkRepair] = []
+    for key, target in (
+        ("supersedes", newcomer.supersedes),
+        ("superseded_by", newcomer.superseded_by),
+    ):
+        if target is None or not store.learning_file(ws, target).is_file():
+            continue  # a dangling link is `check`'s to name
+        other = store.read_learning(ws, target)
+        holder = other.superseded_by if key == "supersedes" else other.supersedes
+        if holder == new_id:
+            continue
+        action = "completed" if holder is None else ("taken" if take else "dropped")
+        setter = links.set_supersedes if key == "supersedes" else links.set_superseded_by
+        setter(ws, new_id, None if action == "dropped" else target)
+        repairs.append(LinkRepair(new_id, key, target, holder, action))
+    return repairs
 
 
 def _one_learning(base: str | None, ours: str, theirs: str) -> bool:

@@ -18,10 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from orbit_learnings.core.errors import OrbitError, UsageError
+from orbit_learnings.core.ids import is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 from orbit_learnings.curation import gitutil
 from orbit_learnings.store import config
-from orbit_learnings.store.layout import bundle_display
+from orbit_learnings.store.layout import LEARNINGS_PREFIX, bundle_display
 from orbit_learnings.store.workspace import Workspace
 
 DEFAULT_TARGET = "origin/main"
@@ -46,6 +47,32 @@ def target_ref(ws: Workspace, explicit: str | None = None) -> str | None:
         if gitutil.rev_exists(root, candidate):
             return candidate
     return None
+
+
+def ids_on(ws: Workspace, rev: str | None) -> frozenset[str]:
+    """Every learning ID `rev`'s tree holds (bundle folders and legacy flat files)."""
+    if rev is None:
+        return frozenset()
+    out = gitutil.run_git(
+        ws.root_dir, "ls-tree", "--name-only", f"{rev}:{LEARNINGS_PREFIX}", check=False
+    )
+    names = (line.strip().removesuffix(".yaml") for line in out.splitlines())
+    return frozenset(name for name in names if is_learning_id(name))
+
+
+def taken_on_target(ws: Workspace, explicit: str | None = None) -> frozenset[str]:
+    """The IDs a new ID must avoid besides this store's own: the target branch's, so an
+    `add`, `renumber` or `resolve-conflict` on a branch never picks an ID the branch it
+    merges into already has (following `check --base`'s advice once is enough). Empty for
+    the personal store, random IDs (they do not collide) and outside git."""
+    from orbit_learnings.store.config import id_mode
+
+    if ws.level != "project" or id_mode(ws) == "random":
+        return frozenset()
+    try:
+        return ids_on(ws, target_ref(ws, explicit))
+    except gitutil.GitUnavailable:
+        return frozenset()
 
 
 def identity(text: str | None) -> Identity | None:
