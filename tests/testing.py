@@ -13,6 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,8 @@ class Outcome:
     out: str
     err: str
 
-    def json(self) -> object:
+    def json(self) -> Any:
+        """The parsed `--json` output: JSON is untyped here, as in `json.loads`."""
         return json.loads(self.out)
 
 

@@ -25,7 +25,8 @@ def test_each_error_carries_its_exit_code(cls: type[errors.OrbitError], code: in
 
 
 def test_duplicate_suspected_carries_the_similar_learnings() -> None:
-    similar = [{"id": "L-0001", "summary": "same"}]
+    similar: list[dict[str, object]] = [{"id": "L-0001", "summary": "same"}]
+
     error = errors.DuplicateSuspected("looks like L-0001", similar)
     assert error.similar == similar
     assert error.exit_code == 1

@@ -72,7 +72,7 @@ def test_a_part_of_a_pasted_message_gets_its_phrase_chance(
         "workers-7d9f8b6c4-x2x9z OOMKilled Exit Code: 137",
         "--json",
         "--explain",
-    ).json()["results"]  # type: ignore[index]
+    ).json()["results"]
     assert results[0]["id"] == answer
     assert results[0]["explain"]["tier"] in ("phrase", "part")
 
@@ -122,8 +122,8 @@ def test_an_unanswerable_question_prints_nothing_and_says_so(
     weak = orbit("learning", "search", "how many vacation days do engineers get", "--weak")
     assert weak.code == 0 and weak.out.strip()
     data = orbit("learning", "search", "vacation days engineers", "--json").json()
-    assert data["results"] == [] and data["no_confident_match"] is True  # type: ignore[index]
-    assert "match_confidence" in data["closest"]  # type: ignore[index]
+    assert data["results"] == [] and data["no_confident_match"] is True
+    assert "match_confidence" in data["closest"]
 
 
 def test_every_result_carries_its_match_confidence(workspace: Path, orbit: CliRunner) -> None:
