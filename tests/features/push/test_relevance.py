@@ -97,7 +97,9 @@ def test_every_layer_makes_the_same_choice(
 
     cli = injected(orbit, "--path", ROUNDING)
     sidecar = attach_learnings(Workspace(workspace), {"path": ROUNDING}, {"path": ROUNDING})
-    assert [h["id"] for h in sidecar["learnings"]] == cli  # type: ignore[union-attr]
+    attached = sidecar["learnings"]
+    assert isinstance(attached, list)
+    assert [h["id"] for h in attached] == cli
     payload = {
         "session_id": "relevance",
         "transcript_path": str(workspace / "transcript.jsonl"),
