@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.testing import CliRunner
 
@@ -13,10 +14,11 @@ def add(orbit: CliRunner, summary: str, *args: str) -> str:
     return outcome.out.strip()
 
 
-def search(orbit: CliRunner, *words: str) -> list[dict[str, object]]:
+def search(orbit: CliRunner, *words: str) -> list[dict[str, Any]]:
     outcome = orbit("learning", "search", *words, "--json")
     assert outcome.code == 0, outcome.err
-    return outcome.json()["results"]  # type: ignore[index, no-any-return]
+    results: list[dict[str, Any]] = outcome.json()["results"]
+    return results
 
 
 def upvote(orbit: CliRunner, learning_id: str, times: int) -> None:
@@ -129,4 +131,4 @@ def test_an_unanswerable_question_prints_nothing_and_says_so(
 def test_every_result_carries_its_match_confidence(workspace: Path, orbit: CliRunner) -> None:
     distractors(orbit)
     results = search(orbit, "reversible downgrade migration")
-    assert results and all(0.0 <= float(r["match_confidence"]) <= 1.0 for r in results)  # type: ignore[arg-type]
+    assert results and all(0.0 <= float(r["match_confidence"]) <= 1.0 for r in results)
