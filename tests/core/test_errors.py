@@ -66,7 +66,7 @@ def test_problems_compare_and_hash_by_value() -> None:
 def test_problem_has_no_instance_dict() -> None:
     """Slots: built for every row on the hot path."""
     with pytest.raises(AttributeError):
-        Problem("a", 1, "m").extra = 1  # type: ignore[attr-defined]
+        Problem("a", 1, "m").extra = 1  # type: ignore[attr-defined]  # the slots refuse it
 
 
 def test_validation_failed_leads_with_the_first_problem_and_counts_the_rest() -> None:
