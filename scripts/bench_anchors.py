@@ -4,7 +4,7 @@
     python scripts/bench_anchors.py                  # 1,000 learnings, 20 % anchored
     python scripts/bench_anchors.py --count 1000 --share 0.2 --repeats 15 --json
 
-Two stores built alike by scripts/bench.py's generator, one with anchors on a share of its
+Two stores built alike by scripts/benchlib's generator, one with anchors on a share of its
 learnings (each citing a function of a real code file the hot commands touch), are timed
 interleaved in one run against the floor `python -c "import sqlite3, json"`; then the cited
 file is edited so every anchor on it drifts, and the first push after the edit (verdicts
@@ -20,11 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import AREAS, ORBIT, generate, read_payload, run_process, samples_alternating
+from benchlib.measure import run_process, samples_alternating
+from benchlib.store import AREAS, ORBIT, generate, read_payload
 
 from orbit_learnings.core.anchors.locate import record_anchor
 
@@ -103,12 +106,10 @@ def main() -> int:
         build(plain, args.count, 0.0)
         anchored = build(anchored_root, args.count, args.share)
         floor = [sys.executable, "-c", "import sqlite3, json"]
-        actions = {"floor": lambda: run_process(floor, plain)}
+        actions: dict[str, Callable[[], object]] = {"floor": partial(run_process, floor, plain)}
         for label, root in (("plain", plain), ("anchored", anchored_root)):
             for name, (argv, stdin) in commands(root).items():
-                actions[f"{name} ({label})"] = lambda argv=argv, stdin=stdin, root=root: (
-                    run_process(argv, root, stdin)
-                )
+                actions[f"{name} ({label})"] = partial(run_process, argv, root, stdin)
         samples = samples_alternating(actions, args.repeats)
         drift = drifted_pushes(anchored_root, args.repeats)
     result = {

@@ -131,8 +131,9 @@ def feature_rows(root: Path, data: Any, ids: dict[str, str]) -> list[tuple[dict[
         if not hits:
             continue
         features = (hits[0].explain or {}).get("confidence_features", {})
+        assert isinstance(features, dict)  # explain is loosely typed: name -> float here
         found = any(h.id in expected for h in hits)
-        rows.append(({n: float(features[n]) for n in confidence.FEATURES}, int(found)))  # type: ignore[index]
+        rows.append(({n: float(features[n]) for n in confidence.FEATURES}, int(found)))
     return rows
 
 

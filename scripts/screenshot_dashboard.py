@@ -17,10 +17,14 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
 
 ROOT = Path(__file__).resolve().parents[1]
 ORBIT = Path(sys.executable).with_name("orbit")
-SHOTS = [
+SHOTS: list[tuple[str, ViewportSize, str, bool]] = [
     ("dashboard.png", {"width": 1280, "height": 900}, "/?open=L-0002", False),
     ("dashboard-narrow.png", {"width": 390, "height": 844}, "/?path=db/", True),
 ]
@@ -62,7 +66,7 @@ def main() -> int:
                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
                 )
                 for name, viewport, path, full in SHOTS:
-                    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+                    page = browser.new_page(viewport=viewport)
                     page.goto(f"http://127.0.0.1:{port}{path}")
                     page.wait_for_selector("[data-testid=row]")
                     if "open=" in path:

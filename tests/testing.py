@@ -13,10 +13,15 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from orbit_learnings.cli.state import STATE
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -66,7 +71,8 @@ class Outcome:
     out: str
     err: str
 
-    def json(self) -> object:
+    def json(self) -> Any:
+        """The parsed `--json` output: JSON is untyped here, as in `json.loads`."""
         return json.loads(self.out)
 
 
@@ -206,3 +212,13 @@ def hook_context(out: str, event: str) -> str:
     specific = json.loads(out)["hookSpecificOutput"]
     assert specific["hookEventName"] == event
     return str(specific["additionalContext"])
+
+
+def dashboard_app(client: TestClient) -> Starlette:
+    """The dashboard app behind a TestClient (typed there as any ASGI app): its state
+    holds the staleness worker tests wait for, and its routes the API."""
+    from starlette.applications import Starlette
+
+    app = client.app
+    assert isinstance(app, Starlette)
+    return app

@@ -7,6 +7,13 @@ agent touches, so anything heavy here would tax every step of every session.
 
 __all__ = ["__version__", "inject_learnings"]
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing is not free
+if TYPE_CHECKING:  # what `__getattr__` resolves, as type checkers should see it
+    from orbit_learnings.api import inject_learnings as inject_learnings
+    from orbit_learnings.api import search_learnings as search_learnings
+
+    __version__: str
+
 
 def __getattr__(name: str) -> object:
     """Lazy access, so `import orbit_learnings` stays free."""

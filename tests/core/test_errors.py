@@ -25,7 +25,8 @@ def test_each_error_carries_its_exit_code(cls: type[errors.OrbitError], code: in
 
 
 def test_duplicate_suspected_carries_the_similar_learnings() -> None:
-    similar = [{"id": "L-0001", "summary": "same"}]
+    similar: list[dict[str, object]] = [{"id": "L-0001", "summary": "same"}]
+
     error = errors.DuplicateSuspected("looks like L-0001", similar)
     assert error.similar == similar
     assert error.exit_code == 1
@@ -65,7 +66,7 @@ def test_problems_compare_and_hash_by_value() -> None:
 def test_problem_has_no_instance_dict() -> None:
     """Slots: built for every row on the hot path."""
     with pytest.raises(AttributeError):
-        Problem("a", 1, "m").extra = 1  # type: ignore[attr-defined]
+        Problem("a", 1, "m").extra = 1  # type: ignore[attr-defined]  # the slots refuse it
 
 
 def test_validation_failed_leads_with_the_first_problem_and_counts_the_rest() -> None:

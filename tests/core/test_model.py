@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orbit_learnings.core import model
+from orbit_learnings.core.ids import is_learning_id
 from orbit_learnings.core.ranking import rank, vote_score
 
 VALID = {
@@ -68,12 +69,12 @@ def test_all_problems_are_reported_at_once() -> None:
 
 @pytest.mark.parametrize("good", ["L-0001", "L-12345", "L-7K3QF9ZD"])
 def test_id_shapes(good: str) -> None:
-    assert model.is_learning_id(good)
+    assert is_learning_id(good)
 
 
 @pytest.mark.parametrize("bad", ["L-001", "l-0001", "L-abcdefgh", "../L-0001"])
 def test_bad_ids(bad: str) -> None:
-    assert not model.is_learning_id(bad)
+    assert not is_learning_id(bad)
 
 
 def test_vote_decay_halves_per_half_life() -> None:

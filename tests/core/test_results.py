@@ -58,7 +58,7 @@ def test_a_zero_score_is_still_reported() -> None:
 
 def test_hit_has_fixed_slots() -> None:
     with pytest.raises(AttributeError):
-        make_hit().colour = "red"  # type: ignore[attr-defined]
+        make_hit().colour = "red"  # type: ignore[attr-defined]  # the slots refuse it
 
 
 def test_result_serialises_hits_in_order_and_keeps_warnings_out_of_the_payload() -> None:

@@ -12,7 +12,7 @@ def test_scope_is_immutable() -> None:
     with pytest.raises(AttributeError, match="immutable"):
         scope.paths = ("other",)
     with pytest.raises(AttributeError):
-        scope.colour = "red"  # type: ignore[attr-defined]
+        scope.colour = "red"
     assert scope.paths == ("src/**",)
 
 

@@ -196,14 +196,14 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
     wait_until_settled(example)  # else the sync stores racy stats, re-read later
     run_orbit("learning", "sync", cwd=example)
     budget = heavy_beyond_the_floor()
-    tool = {
+    tool: dict[str, object] = {
         "hook_event_name": "PostToolUse",
         "session_id": "budget",
         "cwd": str(example),
         "tool_name": "Bash",
         "tool_input": {"command": "cd db && sed -n 1,20p migrations/0001.sql"},
     }
-    prompt = {  # the prompt runs a text search: it must stay as lean as a lookup
+    prompt: dict[str, object] = {  # the prompt runs a text search: as lean as a lookup
         "hook_event_name": "UserPromptSubmit",
         "session_id": "budget-prompt",
         "cwd": str(example),
@@ -421,13 +421,15 @@ def test_every_option_of_a_hot_command_is_in_the_lean_table(command: tuple[str, 
     """The lean parser's tables and Typer's parameters are one option table: a Typer option
     missing from the lean table silently takes the slow path (`inject --min-confidence` did)."""
     import typer.main
+    from typer.core import TyperGroup
 
     from orbit_learnings import entry
     from orbit_learnings.cli.app import app
 
     click_command = typer.main.get_command(app)
     for name in command:
-        click_command = click_command.commands[name]  # type: ignore[attr-defined]
+        assert isinstance(click_command, TyperGroup), name
+        click_command = click_command.commands[name]
     typer_options = {
         option
         for param in click_command.params

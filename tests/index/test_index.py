@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.core.errors import LegacyLayoutError, ValidationFailed
+from orbit_learnings.core.errors import LegacyLayoutError, Problem, ValidationFailed
+from orbit_learnings.core.results import Result
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import build as index
 from orbit_learnings.index import rows
@@ -29,7 +30,7 @@ def add(
     return store.create_learning(ws, new).id
 
 
-def ids(result: queries.Result) -> list[str]:
+def ids(result: Result) -> list[str]:
     return [h.id for h in result.hits]
 
 
@@ -253,7 +254,7 @@ def _settle(ws: Workspace) -> None:
 
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
-    real = index.load_folder
+    real = rows.load_folder  # what index (build) imported, and the test replaces there
 
     def counting(ws: Workspace, folder: str) -> rows.Loaded:
         parsed.append(folder)
@@ -359,7 +360,10 @@ def test_votes_are_reread_only_when_their_sidecar_changed(
     read: list[str] = []
     real = votes_module.read_votes
 
-    def counting(bundle: str, folder: str, display: str) -> tuple[list, list]:
+    def counting(
+        bundle: str, folder: str, display: str
+    ) -> tuple[list[votes_module.Vote], list[Problem]]:
+
         read.append(folder)
         return real(bundle, folder, display)
 

@@ -19,6 +19,7 @@ from orbit_learnings.core.model import Evidence
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import setup
+from orbit_learnings.store.allocation import refuse_legacy_layout
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -80,7 +81,7 @@ def test_add_recreates_a_missing_learnings_folder(workspace: Path) -> None:
     ],
 )
 def test_add_refuses_bad_content_and_writes_nothing(
-    workspace: Path, kwargs: dict, message: str
+    workspace: Path, kwargs: dict[str, Any], message: str
 ) -> None:
     ws = Workspace(workspace)
     with pytest.raises(OrbitError, match=message):
@@ -190,7 +191,9 @@ def test_supersede_links_both_records(workspace: Path) -> None:
         ([("L-0001", "L-0002")], "L-0001", "L-0002", "already superseded by L-0002"),
     ],
 )
-def test_supersede_refusals(workspace: Path, setup: list, old: str, new: str, message: str) -> None:
+def test_supersede_refusals(
+    workspace: Path, setup: list[tuple[str, str]], old: str, new: str, message: str
+) -> None:
     ws = Workspace(workspace)
     add(ws), add(ws), add(ws)
     for a, b in setup:
@@ -271,7 +274,7 @@ def test_legacy_layout_is_refused_and_migrated(workspace: Path) -> None:
     (ws.learnings_dir / "superseded" / "L-0003.yaml").write_text(flat.replace("L-0001", "L-0003"))
     (ws.learnings_dir / "tags.yaml").write_text("performance: perf work\n")
     with pytest.raises(LegacyLayoutError, match="migrate-layout"):
-        store.refuse_legacy_layout(ws)
+        refuse_legacy_layout(ws)
     moves = setup.migrate_layout(ws)
     assert [m.destination for m in moves] == [
         ".orbit/learnings/L-0002/learning.yaml",
@@ -280,7 +283,7 @@ def test_legacy_layout_is_refused_and_migrated(workspace: Path) -> None:
     assert (ws.learnings_dir / "tags.yaml").exists()
     assert not (ws.learnings_dir / "superseded").exists()
     assert setup.migrate_layout(ws) == []  # idempotent
-    store.refuse_legacy_layout(ws)
+    refuse_legacy_layout(ws)
     assert store.read_learning(ws, "L-0003").id == "L-0003"
 
 

@@ -15,7 +15,7 @@ from tests.testing import add_learning
 
 
 def row(
-    task: str = "T-1", *, helpful: bool = True, at: str = "2026-05-01T00:00:00Z", **extra: object
+    task: str = "T-1", *, helpful: object = True, at: str = "2026-05-01T00:00:00Z", **extra: object
 ) -> str:
     return json.dumps(
         {"learning_id": "L-0001", "task_id": task, "helpful": helpful, "at": at, **extra}

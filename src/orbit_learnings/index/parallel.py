@@ -42,7 +42,7 @@ def load_all(ws: Workspace, folders: Sequence[str]) -> Iterator[Loaded]:
 def _workers(count: int) -> int:
     if count < PARALLEL_FROM or os.environ.get("ORBIT_SERIAL_INDEX"):
         return 1
-    import threading  # here, not at import: every hot command loads this module
+    import threading  # past the size check: a small store's first read rebuilds, on the hot path
 
     if threading.active_count() > 1 or threading.current_thread() is not threading.main_thread():
         return 1

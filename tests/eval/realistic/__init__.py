@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ANSWERABLE_KINDS = (
@@ -65,7 +66,7 @@ class EvalSet:
     tasks: list[EvalTask]
 
 
-def _read(name: str) -> list[dict[str, object]]:
+def _read(name: str) -> list[dict[str, Any]]:  # parsed YAML: the dataclasses check the keys
     from ruamel.yaml import YAML
 
     data = YAML(typ="safe").load((HERE / name).read_text(encoding="utf-8"))
@@ -74,9 +75,9 @@ def _read(name: str) -> list[dict[str, object]]:
 
 
 def load() -> EvalSet:
-    learnings = [EvalLearning(**item) for item in _read("learnings.yaml")]  # type: ignore[arg-type]
-    queries = [EvalQuery(**item) for item in _read("queries.yaml")]  # type: ignore[arg-type]
-    tasks = [EvalTask(**item) for item in _read("tasks.yaml")]  # type: ignore[arg-type]
+    learnings = [EvalLearning(**item) for item in _read("learnings.yaml")]
+    queries = [EvalQuery(**item) for item in _read("queries.yaml")]
+    tasks = [EvalTask(**item) for item in _read("tasks.yaml")]
     keys = {item.key for item in learnings}
     assert len(keys) == len(learnings), "duplicate learning keys"
     for query in queries:

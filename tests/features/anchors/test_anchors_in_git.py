@@ -184,10 +184,10 @@ def test_check_base_names_the_anchors_a_branch_changed(repo: Path) -> None:
 def judged(repo: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The anchors whose verdict was computed (not taken from the index), in order, and
     the current folder at `repo`: these tests run the hook in-process to watch that."""
+    from orbit_learnings.core.anchors.locate import locate as real  # what retrieval.anchors calls
     from orbit_learnings.retrieval import anchors as retrieval_anchors
 
     calls: list[str] = []
-    real = retrieval_anchors.locate
 
     def counting(anchor: Any, code: Any) -> Any:
         calls.append(anchor.cited)

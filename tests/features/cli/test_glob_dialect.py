@@ -20,7 +20,7 @@ def add(orbit: CliRunner, summary: str, *globs: str) -> str:
 def listed(orbit: CliRunner, path: str) -> list[str]:
     outcome = orbit("learning", "list", "--path", path, "--json")
     assert outcome.code == 0, outcome.err
-    return [r["id"] for r in outcome.json()["results"]]  # type: ignore[index]
+    return [r["id"] for r in outcome.json()["results"]]
 
 
 def test_a_bracketed_route_file_gets_its_learnings_through_the_hook(
@@ -87,7 +87,7 @@ def test_a_broken_glob_in_one_learning_leaves_the_others_answering(
     file = workspace / f".orbit/learnings/{bad}/learning.yaml"
     file.write_text(file.read_text().replace("logs/**", "logs/[[:digit:]]*.log"))
     outcome = orbit("learning", "list", "--path", "db/0001.sql", "--json")
-    assert outcome.code == 0 and [r["id"] for r in outcome.json()["results"]] == [good]  # type: ignore[index]
+    assert outcome.code == 0 and [r["id"] for r in outcome.json()["results"]] == [good]
     check = orbit("learning", "check")
     line = next(n for n, text in enumerate(file.read_text().splitlines(), 1) if "digit" in text)
     assert check.code == 1 and f"{bad}/learning.yaml:{line}:" in check.err + check.out

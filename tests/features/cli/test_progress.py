@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,9 +56,9 @@ def test_the_terminal_line_waits_a_second_then_rewrites_itself(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = iter([0.0, 0.5, 1.5, 1.6, 2.0, 2.0])
-    monkeypatch.setattr(terminal.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
     err = io.StringIO()
-    monkeypatch.setattr(terminal.sys, "stderr", err)
+    monkeypatch.setattr(sys, "stderr", err)
     show = terminal.TerminalProgress()
     show("indexing learnings", 1, 10)  # t=0: starts the clock
     show("indexing learnings", 2, 10)  # t=0.5: too soon to say anything
@@ -69,9 +71,9 @@ def test_the_terminal_line_waits_a_second_then_rewrites_itself(
 
 def test_quick_work_and_pipes_stay_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([0.0, 0.3])
-    monkeypatch.setattr(terminal.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
     err = io.StringIO()
-    monkeypatch.setattr(terminal.sys, "stderr", err)
+    monkeypatch.setattr(sys, "stderr", err)
     show = terminal.TerminalProgress()
     show("checking", 1, 2)
     show("checking", 2, 2)

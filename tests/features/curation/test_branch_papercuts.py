@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,10 +24,11 @@ from tests.testing import git, run_orbit
 GIT_ENV = {**os.environ, "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
 
 
-def orbit(repo: Path, *args: str) -> dict:
+def orbit(repo: Path, *args: str) -> dict[str, Any]:
     outcome = run_orbit(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
-    return json.loads(outcome.out)
+    found: dict[str, Any] = json.loads(outcome.out)
+    return found
 
 
 def add(repo: Path, summary: str, tag: str = "team") -> str:

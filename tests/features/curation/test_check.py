@@ -148,5 +148,5 @@ def test_a_linked_folder_is_named_once_and_never_walked_into(
     (elsewhere / "deep/link").symlink_to(tmp_path)
     (store2 / ".orbit/state/cache").symlink_to(elsewhere)
     outcome = orbit("learning", "check", "--json")
-    links = [p for p in outcome.json()["problems"] if p["kind"] == "link"]  # type: ignore[index]
+    links = [p for p in outcome.json()["problems"] if p["kind"] == "link"]
     assert [p["file"] for p in links] == [".orbit/state/cache"]

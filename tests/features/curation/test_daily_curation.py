@@ -12,14 +12,16 @@ import json
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 from tests.testing import CliRunner, add_learning
 
 
-def record(orbit: CliRunner, learning_id: str) -> dict:
+def record(orbit: CliRunner, learning_id: str) -> dict[str, Any]:
     shown = orbit("learning", "show", learning_id, "--json")
     assert shown.code == 0, shown.err
-    return json.loads(shown.out)
+    found: dict[str, Any] = json.loads(shown.out)
+    return found
 
 
 def text_of(root: Path, learning_id: str) -> str:

@@ -8,6 +8,7 @@ import sqlite3
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ def orbit_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", f"{ORBIT_BIN.parent}{os.pathsep}{os.environ['PATH']}")
 
 
-def orbit(repo: Path, *args: str) -> dict | str:
+def orbit(repo: Path, *args: str) -> Any:
     outcome = run_orbit(*args, cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out) if "--json" in args else outcome.out

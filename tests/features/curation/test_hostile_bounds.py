@@ -300,7 +300,8 @@ def test_locating_a_300_line_anchor_on_2000_identical_lines_is_bounded() -> None
 
     def counted(self: difflib.SequenceMatcher[str], *args: int) -> difflib.Match:
         nonlocal pairs
-        pairs += sum(len(self.b2j.get(value, ())) for value in self.a)
+        state = vars(self)  # b2j and a: difflib's own working state, which typeshed omits
+        pairs += sum(len(state["b2j"].get(value, ())) for value in state["a"])
         return original(self, *args)
 
     with pytest.MonkeyPatch.context() as patch:

@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.curation.exporting import MARKER
-from tests.testing import ORBIT_BIN, CliRunner, Outcome, git
+from tests.testing import ORBIT_BIN, CliRunner, Outcome, dashboard_app, git
 
 SECRET = "API_KEY = 'hunter2'\nTOKEN = 'swordfish'\n"
 BOUNDED_SECONDS = 30  # a hang guard only: every case here answers in well under a second
@@ -99,7 +99,7 @@ def dashboard(store: Path) -> TestClient:
 
 def settle(client: TestClient) -> None:
     """Let the staleness worker finish before the fixture's folders go away."""
-    client.app.state.api.stale_cache.fresh(timeout=60)  # type: ignore[attr-defined]
+    dashboard_app(client).state.api.stale_cache.fresh(timeout=60)
 
 
 # --- writes through a committed link (items 4, 5) -------------------------------------

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.testing import git, run_orbit
 
 
-def orbit(repo: Path, *args: str) -> dict:
+def orbit(repo: Path, *args: str) -> Any:
     outcome = run_orbit(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out)

@@ -48,7 +48,7 @@ def test_every_labelled_rule_is_imported_once_whole_and_scoped(
 ) -> None:
     outcome = orbit("learning", "import", *rule_files(), "--json")
     assert outcome.code == 0, outcome.err
-    files = {f["file"]: f for f in outcome.json()["files"]}  # type: ignore[index]
+    files = {f["file"]: f for f in outcome.json()["files"]}
     problems = []
     for entry in labels():
         found = [
@@ -76,15 +76,15 @@ def test_applied_rules_keep_their_source_as_evidence_and_nothing_scoped_turns_gl
     monorepo: Path, orbit: CliRunner
 ) -> None:
     applied = orbit("learning", "import", *rule_files(), "--apply", "--json").json()
-    created = [c for c in applied["candidates"] if c["created"]]  # type: ignore[index]
+    created = [c for c in applied["candidates"] if c["created"]]
     assert len(created) == len(labels())  # Lint and Typecheck are not duplicates
     scoped = {str(e["starts"]) for e in labels() if e["paths"]}
     for candidate in created:
         record = orbit("learning", "show", candidate["created"], "--json").json()
-        assert record["evidence"][0]["kind"] == "file"  # type: ignore[index]
-        assert "Imported from" not in record["body"]  # type: ignore[index]
+        assert record["evidence"][0]["kind"] == "file"
+        assert "Imported from" not in record["body"]
         if any(str(candidate["summary"]).startswith(s) for s in scoped):
-            assert record["scope"]["paths"], candidate["summary"]  # type: ignore[index]
+            assert record["scope"]["paths"], candidate["summary"]
 
 
 def test_the_preview_names_each_file_and_what_was_left_out(

@@ -12,10 +12,11 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from orbit_learnings.integrations.git import DRY_RUN_ENV
+from orbit_learnings.integrations.base import DRY_RUN_ENV
 from tests.testing import ORBIT_BIN, copy_of, git, isolate, run_orbit
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"  # what a git GUI or a fresh shell has: no venv
@@ -28,7 +29,7 @@ def no_orbit_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     assert subprocess.run(["sh", "-c", "command -v orbit"], capture_output=True).returncode != 0
 
 
-def orbit(repo: Path, *args: str) -> dict:
+def orbit(repo: Path, *args: str) -> Any:
     outcome = run_orbit(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out)

@@ -143,8 +143,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(
         "Dry run: nothing written.",
     ]
     as_json = orbit("learning", "prune", "--follow-renames", "--dry-run", "--json")
-    assert as_json.json()["rewritten"] == []  # type: ignore[index]
-    assert [step["to"] for step in as_json.json()["rewrites"]] == ["src/new/api.py"]  # type: ignore[index]
+    assert as_json.json()["rewritten"] == []
+    assert [step["to"] for step in as_json.json()["rewrites"]] == ["src/new/api.py"]
     assert learning_file(repo, "L-0001").read_bytes() == before
 
 
@@ -155,8 +155,8 @@ def test_yes_rewrites_the_scope_in_place(moved_api: tuple[Path, str], orbit: Cli
     outcome = orbit("learning", "prune", "--follow-renames", "--yes", "--json")
     assert outcome.code == 0, outcome.err
     result = outcome.json()
-    assert result["rewritten"] == ["L-0001"]  # type: ignore[index]
-    assert result["rewrites"] == [  # type: ignore[index]
+    assert result["rewritten"] == ["L-0001"]
+    assert result["rewrites"] == [
         {"id": "L-0001", "from": "src/old/api.py", "to": "src/new/api.py", "commit": sha}
     ]
     text = path.read_text()

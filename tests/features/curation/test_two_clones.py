@@ -16,6 +16,7 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.testing import git, run_orbit
 
@@ -35,8 +36,9 @@ def add(repo: Path, summary: str, tag: str) -> str:
     return str(json.loads(done.out)["id"])
 
 
-def show(repo: Path, learning_id: str) -> dict:
-    return json.loads(orbit(repo, "learning", "show", learning_id, "--json"))
+def show(repo: Path, learning_id: str) -> dict[str, Any]:
+    shown: dict[str, Any] = json.loads(orbit(repo, "learning", "show", learning_id, "--json"))
+    return shown
 
 
 def commit(repo: Path, message: str) -> None:

@@ -9,12 +9,13 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from orbit_learnings.integrations.dashboard.app import build_app
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.workspace import Workspace
-from tests.testing import CliRunner
+from tests.testing import CliRunner, dashboard_app
 
 TOKEN = "test-token"
 
@@ -30,7 +31,7 @@ def client(example: Path) -> TestClient:
 
 def settle(client: TestClient) -> None:
     """Wait for the background staleness check to catch up with the files."""
-    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
+    dashboard_app(client).state.api.stale_cache.fresh(timeout=30)
 
 
 def test_list_with_stats_and_paging(client: TestClient) -> None:
@@ -61,7 +62,7 @@ def test_list_with_stats_and_paging(client: TestClient) -> None:
 
 
 def test_filters_search_scope_status(client: TestClient) -> None:
-    def ids(**params: object) -> list[str]:
+    def ids(**params: str) -> list[str]:
         return [r["id"] for r in client.get("/api/learnings", params=params).json()["results"]]
 
     assert set(ids(tag="database")) == {"L-0002", "L-0013"}
@@ -141,9 +142,9 @@ def test_openapi_document_describes_every_api_route(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     routes = {
         (route.path, method.lower())
-        for route in client.app.routes  # type: ignore[attr-defined]
-        if route.path.startswith("/api/")
-        for method in route.methods - {"HEAD"}
+        for route in dashboard_app(client).routes
+        if isinstance(route, Route) and route.path.startswith("/api/")
+        for method in (route.methods or set()) - {"HEAD"}
     }
     documented = {(path, method) for path, item in spec["paths"].items() for method in item}
     assert routes == documented

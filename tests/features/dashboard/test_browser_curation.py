@@ -220,7 +220,7 @@ def test_keyboard_moves_opens_and_searches(page: Any) -> None:
 def boxes(page: Any, *selectors: str) -> dict[str, dict[str, float]]:
     found = {s: page.locator(s).bounding_box() for s in selectors}
     assert all(found.values()), found
-    return found  # type: ignore[return-value]
+    return found
 
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:

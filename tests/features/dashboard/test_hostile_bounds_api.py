@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from starlette.types import Message
 
 from orbit_learnings.integrations.dashboard.app import build_app
 from orbit_learnings.store.fileops import MAX_FILE_BYTES
@@ -129,7 +130,7 @@ def patch_request(example: Path, upload: Upload, *, declared: bool) -> tuple[int
     }  # fmt: skip
     status: list[int] = []
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         if message["type"] == "http.response.start":
             status.append(message["status"])
 

@@ -13,16 +13,17 @@ from orbit_learnings.core.timestamps import format_ts
 from orbit_learnings.integrations.dashboard.app import build_app
 from orbit_learnings.store import bundles, feedback
 from orbit_learnings.store.workspace import Workspace
+from tests.testing import dashboard_app
 
 
 @pytest.fixture
 def client(example: Path) -> TestClient:
     client = TestClient(build_app(Workspace(example), "t"), base_url="http://127.0.0.1:8765")
-    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
+    dashboard_app(client).state.api.stale_cache.fresh(timeout=30)
     return client
 
 
-def ids(client: TestClient, **params: object) -> list[str]:
+def ids(client: TestClient, **params: str | int | list[str]) -> list[str]:
     answer = client.get("/api/learnings", params={"limit": 100, **params})
     assert answer.status_code == 200, answer.text
     return [r["id"] for r in answer.json()["results"]]
@@ -67,7 +68,7 @@ def test_stale_filter_uses_the_cached_report(client: TestClient, example: Path) 
     (example / "db/migrations/0001.sql").write_text("")
     (example / ".orbit/learnings/L-0002/learning.yaml").touch()  # a learning changed
     client.get("/api/learnings")
-    client.app.state.api.stale_cache.fresh(timeout=30)  # type: ignore[attr-defined]
+    dashboard_app(client).state.api.stale_cache.fresh(timeout=30)
     assert "L-0002" not in ids(client, stale=1) and "L-0003" in ids(client, stale=1)
 
 

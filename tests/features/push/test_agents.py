@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,8 +42,8 @@ def gemini_context(out: str) -> str:
     return str(specific["additionalContext"])
 
 
-def first_command(settings: dict[str, object], event: str, *, key: str = "command") -> str:
-    entry = settings["hooks"][event][0]  # type: ignore[index]
+def first_command(settings: dict[str, Any], event: str, *, key: str = "command") -> str:
+    entry = settings["hooks"][event][0]
     handler = entry["hooks"][0] if "hooks" in entry else entry
     return str(handler[key])
 
@@ -163,7 +164,11 @@ def test_install_merges_and_uninstall_takes_only_ours(
 ) -> None:
     settings_file = scoped / AGENTS[agent][0]
     settings_file.parent.mkdir(parents=True, exist_ok=True)
-    theirs = {"version": 1, "hooks": {"stop": [{"command": "./notify.sh"}]}, "other": True}
+    theirs: dict[str, Any] = {
+        "version": 1,
+        "hooks": {"stop": [{"command": "./notify.sh"}]},
+        "other": True,
+    }
     if agent == "gemini":
         theirs = {
             "model": {"name": "gemini-2.5-pro"},
@@ -182,7 +187,7 @@ def test_install_merges_and_uninstall_takes_only_ours(
     assert orbit("hooks", "install", agent).code == 0
     assert settings_file.read_text() == once  # idempotent
     merged = json.loads(once)
-    for event, entries in theirs["hooks"].items():  # type: ignore[union-attr]
+    for event, entries in theirs["hooks"].items():
         assert merged["hooks"][event][0] == entries[0]
     assert orbit("hooks", "uninstall", agent).code == 0
     assert json.loads(settings_file.read_text()) == theirs
@@ -209,7 +214,7 @@ def test_unknown_agents_and_non_installers_are_clear_errors(
 # --- found in review: each of these once went wrong -------------------------------
 
 
-def hook(root: Path, agent: str, payload: dict[str, object]) -> tuple[int, str, str]:
+def hook(root: Path, agent: str, payload: Mapping[str, object]) -> tuple[int, str, str]:
     proc = subprocess.run(
         [str(ORBIT_BIN), "hook", agent],
         input=json.dumps(payload),

@@ -10,7 +10,9 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +29,7 @@ def fixture(name: str, root: Path, session: str = "sess-1") -> str:
 def payload(
     root: Path,
     tool: str,
-    tool_input: dict[str, object],
+    tool_input: Mapping[str, object],
     *,
     session: str = "sess-1",
     event: str = "PostToolUse",
@@ -49,8 +51,8 @@ def payload(
     return json.dumps(data)
 
 
-def read(root: Path, path: str, **kw: object) -> str:
-    return payload(root, "Read", {"file_path": str(root / path)}, **kw)  # type: ignore[arg-type]
+def read(root: Path, path: str, **kw: str) -> str:
+    return payload(root, "Read", {"file_path": str(root / path)}, **kw)
 
 
 def session_start(root: Path, source: str, session: str = "sess-1") -> str:
@@ -116,7 +118,7 @@ def test_documented_tool_payloads_get_the_learning_after_the_tool(scoped: Path, 
     ],
 )
 def test_every_file_reading_tool_is_covered(
-    scoped: Path, tool: str, tool_input: dict[str, object], expected: str
+    scoped: Path, tool: str, tool_input: dict[str, str], expected: str
 ) -> None:
     absolute = {k: str(scoped / v) if k.endswith("path") else v for k, v in tool_input.items()}
     code, out, _ = hook(scoped, payload(scoped, tool, absolute))
@@ -286,7 +288,7 @@ def test_copilot_cli_and_vs_code_payloads_get_answers_they_read(scoped: Path) ->
     assert code == 0 and "L-0001" in context(out)
 
 
-SETTINGS_BEFORE = {
+SETTINGS_BEFORE: dict[str, Any] = {
     "permissions": {"allow": ["Bash(npm test)"]},
     "hooks": {
         "PreToolUse": [
@@ -462,6 +464,7 @@ def test_a_stuck_holder_of_the_session_lock_never_blocks_the_hook(scoped: Path) 
     import fcntl
 
     from orbit_learnings.push import inject
+    from orbit_learnings.store.layout import SESSION_SHOWN_FILE
     from orbit_learnings.store.workspace import Workspace
 
     folder = Path(inject.session_dir(Workspace(scoped), "stuck"))
@@ -481,4 +484,4 @@ def test_a_stuck_holder_of_the_session_lock_never_blocks_the_hook(scoped: Path) 
             assert proc.returncode == 0 and "L-0001" in proc.stdout, proc.stderr
     finally:
         os.close(holder)
-    assert not (folder / inject.SESSION_SHOWN_FILE).exists()
+    assert not (folder / SESSION_SHOWN_FILE).exists()

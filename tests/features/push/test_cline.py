@@ -98,7 +98,12 @@ def test_a_hook_past_its_deadline_still_answers(
 ) -> None:
     """Cline blocks on a timeout: the hook stops its own work first and lets Cline go on."""
     monkeypatch.setenv(cline.DEADLINE_ENV, "0.2")
-    monkeypatch.setattr(hookflow, "context_for_touch", lambda *a, **k: time.sleep(30) or "x")
+
+    def slow(*args: object, **kwargs: object) -> str:
+        time.sleep(30)
+        return "x"
+
+    monkeypatch.setattr(hookflow, "context_for_touch", slow)
     started = time.monotonic()
     stdin = fixture("cline.PostToolUse.read_file", store, "slow")
     out, err = cline.INTEGRATION.hook(stdin, root=str(store), flags=[])

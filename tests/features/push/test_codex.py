@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_install_merges_into_their_file_and_uninstall_restores_it(
 ) -> None:
     path = workspace / SETTINGS
     path.parent.mkdir()
-    theirs = {
+    theirs: dict[str, Any] = {
         "hooks": {
             "PostToolUse": [
                 {"matcher": "Bash", "hooks": [{"type": "command", "command": "./audit.sh"}]}
@@ -125,7 +126,7 @@ def test_install_merges_into_their_file_and_uninstall_restores_it(
     assert orbit("hooks", "install", "codex").code == 0
     assert path.read_text() == once  # a second run adds nothing
     merged = json.loads(once)
-    assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]  # type: ignore[index]
+    assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
     assert merged["hooks"]["PostToolUse"][1]["matcher"] == "Bash|apply_patch"
     assert set(merged["hooks"]) == {"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"}
     assert orbit("hooks", "uninstall", "--codex").code == 0

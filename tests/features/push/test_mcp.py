@@ -45,7 +45,15 @@ def run(root: Path, scenario: Any, *args: str) -> Any:
 
 
 def text_json(result: Any) -> dict[str, Any]:
-    return json.loads(result.content[0].text)
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    return data
+
+
+def attached(answer: dict[str, object]) -> list[dict[str, Any]]:
+    """The learnings `attach_learnings` added to a tool's answer."""
+    learnings = answer["learnings"]
+    assert isinstance(learnings, list)
+    return learnings
 
 
 def test_tools_are_listed_with_readable_schemas(workspace: Path) -> None:
@@ -161,16 +169,16 @@ def test_attaching_honours_caps_and_session(workspace: Path) -> None:
     ws = Workspace(workspace)
     for n in range(7):
         store.create_learning(ws, store.NewLearning(f"s{n}", Scope(["src/**"])))
-    result = {
+    result: dict[str, object] = {
         "files": ["src/app/main.py", "README"],
         "note": "see ./src/app/util.py, and https://x.io/a.py",
     }
     assert mentioned_paths(ws, result) == ["src/app/main.py", "src/app/util.py"]
     first = attach_learnings(ws, result, {"path": "src/x.py"}, session_id="mcp-s")
-    assert first["files"] == result["files"] and len(first["learnings"]) == 5
+    assert first["files"] == result["files"] and len(attached(first)) == 5
     second = attach_learnings(ws, result, session_id="mcp-s")
-    assert len(second["learnings"]) == 2
-    assert not {x["id"] for x in first["learnings"]} & {x["id"] for x in second["learnings"]}
+    assert len(attached(second)) == 2
+    assert not {x["id"] for x in attached(first)} & {x["id"] for x in attached(second)}
     assert attach_learnings(ws, {"text": "nothing here"})["learnings"] == []
 
 

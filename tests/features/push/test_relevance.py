@@ -96,8 +96,10 @@ def test_every_layer_makes_the_same_choice(
     from orbit_learnings.store.workspace import Workspace
 
     cli = injected(orbit, "--path", ROUNDING)
-    attached = attach_learnings(Workspace(workspace), {"path": ROUNDING}, {"path": ROUNDING})
-    assert [h["id"] for h in attached["learnings"]] == cli  # type: ignore[union-attr]
+    attached_to = attach_learnings(Workspace(workspace), {"path": ROUNDING}, {"path": ROUNDING})
+    attached = attached_to["learnings"]
+    assert isinstance(attached, list)
+    assert [h["id"] for h in attached] == cli
     payload = {
         "session_id": "relevance",
         "transcript_path": str(workspace / "transcript.jsonl"),

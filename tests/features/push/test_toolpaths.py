@@ -13,7 +13,8 @@ from orbit_learnings.store.workspace import Workspace
 
 @pytest.fixture
 def ws(workspace: Path) -> Workspace:
-    names = ("src/app.py", "src/util.py", "docs/guide.md", "Makefile", "tests/test_app.py")
+    names: tuple[str, ...] = ("src/app.py", "src/util.py", "docs/guide.md", "Makefile")
+    names += ("tests/test_app.py",)
     names += ("services/api/v1/handlers/orders.py",)
     for name in names:
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.testing import CliRunner
 
@@ -13,10 +14,11 @@ def add(orbit: CliRunner, summary: str, *args: str) -> str:
     return outcome.out.strip()
 
 
-def search(orbit: CliRunner, *words: str) -> list[dict[str, object]]:
+def search(orbit: CliRunner, *words: str) -> list[dict[str, Any]]:
     outcome = orbit("learning", "search", *words, "--json")
     assert outcome.code == 0, outcome.err
-    return outcome.json()["results"]  # type: ignore[index, no-any-return]
+    results: list[dict[str, Any]] = outcome.json()["results"]
+    return results
 
 
 def upvote(orbit: CliRunner, learning_id: str, times: int) -> None:
@@ -72,7 +74,7 @@ def test_a_part_of_a_pasted_message_gets_its_phrase_chance(
         "workers-7d9f8b6c4-x2x9z OOMKilled Exit Code: 137",
         "--json",
         "--explain",
-    ).json()["results"]  # type: ignore[index]
+    ).json()["results"]
     assert results[0]["id"] == answer
     assert results[0]["explain"]["tier"] in ("phrase", "part")
 
@@ -122,11 +124,11 @@ def test_an_unanswerable_question_prints_nothing_and_says_so(
     weak = orbit("learning", "search", "how many vacation days do engineers get", "--weak")
     assert weak.code == 0 and weak.out.strip()
     data = orbit("learning", "search", "vacation days engineers", "--json").json()
-    assert data["results"] == [] and data["no_confident_match"] is True  # type: ignore[index]
-    assert "match_confidence" in data["closest"]  # type: ignore[index]
+    assert data["results"] == [] and data["no_confident_match"] is True
+    assert "match_confidence" in data["closest"]
 
 
 def test_every_result_carries_its_match_confidence(workspace: Path, orbit: CliRunner) -> None:
     distractors(orbit)
     results = search(orbit, "reversible downgrade migration")
-    assert results and all(0.0 <= float(r["match_confidence"]) <= 1.0 for r in results)  # type: ignore[arg-type]
+    assert results and all(0.0 <= float(r["match_confidence"]) <= 1.0 for r in results)

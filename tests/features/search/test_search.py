@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.testing import REPO, CliRunner
+from tests.testing import REPO, CliRunner, Outcome
 
 
 def add(orbit: CliRunner, summary: str, *args: str) -> str:
@@ -19,8 +19,8 @@ def add(orbit: CliRunner, summary: str, *args: str) -> str:
     return outcome.out.strip()
 
 
-def ids(outcome: object) -> list[str]:
-    return [r["id"] for r in outcome.json()["results"]]  # type: ignore[attr-defined]
+def ids(outcome: Outcome) -> list[str]:
+    return [r["id"] for r in outcome.json()["results"]]
 
 
 def eval_search(*args: str) -> dict[str, Any]:
@@ -416,7 +416,7 @@ def test_rrf_fusion_and_confidence_gate() -> None:
     assert fused["a"] == pytest.approx(2 / 61 + 0.05)
     assert fused["c"] == pytest.approx(2 / 63 + 1 / 61 + 0.05)
     assert fused["d"] == pytest.approx(1 / 62 + 0.02)
-    assert max(fused, key=fused.get) == "c"
+    assert max(fused, key=fused.__getitem__) == "c"
     assert (
         bm25_confident([0.9, 0.7]) and not bm25_confident([0.9, 0.8]) and not bm25_confident([0.8])
     )

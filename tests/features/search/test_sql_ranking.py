@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orbit_learnings.core import fts
+from orbit_learnings.core.results import Hit, Scored
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.index import fulltext
 from orbit_learnings.index.build import open_fresh
@@ -159,7 +163,7 @@ def own_store(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     return _settled_store(workspace)
 
 
-def _rows(hits: list) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+def _rows(hits: Sequence[Hit]) -> list[tuple[object, ...]]:
     return [(h.id, h.score, h.match_confidence, h.matched_by, h.explain) for h in hits]
 
 
@@ -252,11 +256,13 @@ def test_feedback_is_read_from_the_index_until_its_file_changes(
     expected = feedback.summarise(own_store, target.id).confidence
     assert changed.explain is not None and target.explain is not None
     assert changed.explain["helpfulness"] == round(0.02 * (expected - 0.5) * 2, 6)
-    assert changed.explain["helpfulness"] < target.explain["helpfulness"]
+    lowered, before = changed.explain["helpfulness"], target.explain["helpfulness"]
+    assert isinstance(lowered, int | float) and isinstance(before, int | float)
+    assert lowered < before
 
 
-def _scored(relevance: float) -> scoring.Scored:
-    return scoring.Scored("x", "any", 0.0, relevance)
+def _scored(relevance: float) -> Scored:
+    return Scored("x", "any", 0.0, relevance)
 
 
 @settings(max_examples=200, deadline=None)
@@ -294,9 +300,9 @@ def _expressions_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     asked: list[str] = []
     real = fulltext.word_matches
 
-    def spy(conn: sqlite3.Connection, expression: str, *args: object) -> object:
+    def spy(conn: sqlite3.Connection, expression: str, *args: Any) -> list[tuple[str, float, int]]:
         asked.append(expression)
-        return real(conn, expression, *args)  # type: ignore[arg-type]
+        return real(conn, expression, *args)
 
     monkeypatch.setattr(fulltext, "word_matches", spy)
     return asked
@@ -330,14 +336,14 @@ def test_words_most_learnings_hold_are_left_out_only_when_nothing_they_hold_can_
 
 
 def test_the_bound_on_what_a_left_out_learning_can_score_holds(store: Workspace) -> None:
-    glossary = scoring.fts.Glossary({})
+    glossary = fts.Glossary({})
     for text in (
         "retries billing cache",
         "invoice webhook unicode",
         "retry deploy rollback canary",
     ):
         with open_fresh(store) as index:
-            plan = scoring.fts.plan(text, glossary)
+            plan = fts.plan(text, glossary)
             match = scoring.TextMatch()
             plan, counts = scoring._term_sets(index.conn, plan, match)
             evidence = scoring._Evidence(index.conn, plan, counts, match)
@@ -376,7 +382,9 @@ def test_the_summary_feature_is_the_share_of_the_query_in_the_summary(
     for hit in hits:
         held = sum(w for w, ids in zip(weights, in_summary, strict=True) if rows[hit.id] in ids)
         assert hit.explain is not None
-        share = hit.explain["confidence_features"]["summary"]
+        features = hit.explain["confidence_features"]
+        assert isinstance(features, dict)
+        share = features["summary"]
         assert share == round(held / sum(weights), 4), hit.id
         shares.add(share)
     assert len(shares) > 1 or limit == 3  # learnings differ in what their summaries hold
@@ -390,7 +398,7 @@ def test_which_candidates_hold_a_common_term_is_found_without_fetching_its_rows(
     lazy_misses = 0
     with open_fresh(store) as index:
         for text in ("retries billing cache", "retry invoice", "billing webhook unicode"):
-            plan = scoring.fts.plan(text, scoring.fts.Glossary({}))
+            plan = fts.plan(text, fts.Glossary({}))
             plan, counts = scoring._term_sets(index.conn, plan, scoring.TextMatch())
             evidence = scoring._Evidence(index.conn, plan, counts, scoring.TextMatch())
             candidates = fulltext.matching_rows(index.conn, plan.any_expression())

@@ -1,14 +1,15 @@
-"""What makes two versions of cited lines "the same": whitespace, blank lines, full-line
-comments, quote style and a trailing comma before a closing bracket do not count, so what
-formatters such as black and prettier change (re-indenting, re-wrapping, exploding a call
-over lines) leaves the fingerprint alone; any other change does not.
+"""What makes two versions of cited lines "the same": whitespace, blank lines, comments
+(full-line and trailing), quote style and a trailing comma before a closing bracket do not
+count, so what formatters such as black and prettier change (re-indenting, re-wrapping,
+exploding a call over lines) leaves the fingerprint alone; any other change does not.
 """
 
 from __future__ import annotations
 
 import re
 
-# Full-line comment markers by file extension; a trailing comment still counts as code.
+# Comment markers by file extension: a line that starts with one is not code, nor is what
+# follows one after whitespace outside a string (see `without_trailing_comment`).
 _COMMENT_PREFIXES = {
     "#": (".py", ".pyi", ".sh", ".bash", ".rb", ".yaml", ".yml", ".toml", ".r", ".pl", ".cfg"),
     "//": (
