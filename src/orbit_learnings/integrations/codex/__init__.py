@@ -69,6 +69,15 @@ class Codex(AgentHook):
         specific = {"hookEventName": event or "PostToolUse", "additionalContext": text}
         return json.dumps({"hookSpecificOutput": specific}) + "\n"
 
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        import shlex
+
+        payload: dict[str, object] = {"session_id": "orbit-doctor", "transcript_path": None}
+        payload |= {"cwd": ws.root_dir, "hook_event_name": "PostToolUse", "model": "doctor"}
+        payload |= {"turn_id": "doctor", "tool_name": "Bash", "tool_use_id": "doctor"}
+        tool_input = {"command": f"cat {shlex.quote(path)}"}
+        return "PostToolUse", {**payload, "tool_input": tool_input, "tool_response": ""}
+
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         """The entry, and whether a Codex config in reach switches hooks off."""
         from pathlib import Path

@@ -21,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from typing import Any, ClassVar
 
+    from orbit_learnings.store.workspace import Workspace
+
 FILE_TOOLS = (
     "read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content"
     "|list_directory|run_shell_command"
@@ -63,6 +65,11 @@ class Gemini(AgentHook):
             return ""
         specific = {"hookEventName": event or "AfterTool", "additionalContext": text}
         return json.dumps({"hookSpecificOutput": specific}) + "\n"
+
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        tool_input = {"file_path": str(ws.root / path)}
+        payload = {"session_id": "orbit-doctor", "cwd": ws.root_dir, "hook_event_name": "AfterTool"}
+        return "AfterTool", {**payload, "tool_name": "read_file", "tool_input": tool_input}
 
 
 INTEGRATION = Gemini()
