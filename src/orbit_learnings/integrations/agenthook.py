@@ -174,7 +174,7 @@ class AgentHook(Integration):
             found = Check(label, "warn", f"{self.settings} runs orbit unguarded: {commands[0]}")
         else:
             found = Check(label, "ok", f"{self.settings} runs `{self.command}` (guarded)")
-        return [found, dryrun.check(self, ws, commands[0], sample_path)]
+        return [found, dryrun.check(self.name, self.probe, ws, commands[0], sample_path)]
 
 
 def text_field(payload: dict[str, object], *keys: str) -> str | None:

@@ -16,8 +16,11 @@ from orbit_learnings.integrations.base import Check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from orbit_learnings.integrations.agenthook import AgentHook
+    from collections.abc import Callable
+
     from orbit_learnings.store.workspace import Workspace
+
+    Probe = Callable[[Workspace, str], tuple[str, dict[str, object]]]
 
 DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"  # the hook answers and records nothing
 CONTEXT_KEYS = ("additionalContext", "additional_context", "contextModification")
@@ -57,23 +60,24 @@ def run_entry(ws: Workspace, command: str, payload: str) -> tuple[str, str]:
     return done.stdout, f" ({why})" if why else ""
 
 
-def check(agent: AgentHook, ws: Workspace, command: str, sample_path: str | None) -> Check:
-    """Run the installed `command` with the agent's payload for a file that has learnings."""
+def check(name: str, probe: Probe, ws: Workspace, command: str, sample_path: str | None) -> Check:
+    """Run the installed `command` with the agent's payload (`probe`: the agent's
+    `AgentHook.probe`) for a file that has learnings."""
     from orbit_learnings.integrations.doctor import sample_path as find_sample
 
-    label = f"{agent.name} dry run"
+    label = f"{name} dry run"
     path = sample_path or find_sample(ws)
     if path is None:
         return Check(label, "skip", "no file in the repository matches any learning's scope")
-    event, payload = agent.probe(ws, path)
+    event, payload = probe(ws, path)
     out, why = run_entry(ws, command, json.dumps(payload))
     context = context_in(out)
     if not context:
         return Check(
             label,
             "fail",
-            f"the installed {agent.name} entry answered nothing to {event} for {path}, which "
+            f"the installed {name} entry answered nothing to {event} for {path}, which "
             f"has learnings{why}: is orbit reachable from it? Install orbit on PATH (pipx) or "
-            f"run `orbit hooks install {agent.name}` from the install you use",
+            f"run `orbit hooks install {name}` from the install you use",
         )
     return Check(label, "ok", f"for {event} on {path} the model would receive:", context)

@@ -17,6 +17,7 @@ WRITTEN = {  # agent: the files `orbit hooks install AGENT` writes entries into
     "gemini": [".gemini/settings.json"],
     "codex": [".codex/hooks.json"],
     "cline": [".clinerules/hooks/PostToolUse"],
+    "kiro": [".kiro/agents/orbit.json"],
 }
 MONEY = "L-0001 (scope billing/**, 0 votes): Money is integer cents."
 

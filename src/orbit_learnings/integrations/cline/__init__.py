@@ -63,7 +63,7 @@ class Cline(AgentHook):
         f"exit 0, whatever happens. {NO_PROMPT}: do not search the prompt.\n\n"
         "\b\nExample (.clinerules/hooks/PostToolUse, one of the scripts\n"
         "`orbit hooks install cline` writes; TaskStart and UserPromptSubmit alike):\n"
-        "  out=$({ command -v orbit >/dev/null 2>&1 && orbit hook cline || true; } 2>/dev/null)"
+        "  out=$({ orbit hook cline || true; } 2>/dev/null)  # guarded"
     )
     settings = HOOKS_DIR
     events: ClassVar[dict[str, str | None]] = {
@@ -188,7 +188,7 @@ class Cline(AgentHook):
         if "PostToolUse" not in ours:
             return [found]
         script = shlex.quote(str(folder / "PostToolUse"))
-        return [found, dryrun.check(self, ws, script, sample_path)]
+        return [found, dryrun.check(self.name, self.probe, ws, script, sample_path)]
 
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
         body = {"toolName": "read_file", "parameters": {"path": str(ws.root / path)}}
