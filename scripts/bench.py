@@ -300,6 +300,13 @@ def bench_size(count: int, repeats: int, proc_repeats: int) -> dict[str, object]
                     prompt_payload(tmp, f"why do the invariants engine checks fail in {match}"),
                 ),
                 "hook_codex_patch": ([str(ORBIT), "hook", "codex"], patch_payload(tmp, match)),
+                "hook_codex_mcp": ([str(ORBIT), "hook", "codex"], mcp_payload(tmp, match)),
+                "hook_kiro_prompt": (
+                    [str(ORBIT), "hook", "kiro"],
+                    kiro_prompt_payload(
+                        tmp, f"why do the invariants engine checks fail in {match}"
+                    ),
+                ),
                 "search_json": (
                     [str(ORBIT), "learning", "search", "invariants engine", "--json"],
                     None,
@@ -647,6 +654,20 @@ def patch_payload(root: Path, path: str, session: str = "bench") -> str:
     )
 
 
+def mcp_payload(root: Path, path: str, session: str = "bench") -> str:
+    """What Codex sends after a subagent's MCP filesystem `read_file` of `path`."""
+    return json.dumps(
+        {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUse"}
+        | {"agent_id": "bench-worker", "tool_name": "mcp__filesystem__read_file"}
+        | {"tool_input": {"path": path}}
+    )
+
+
+def kiro_prompt_payload(root: Path, prompt: str) -> str:
+    """What Kiro CLI sends on userPromptSubmit (no session id: Kiro has none)."""
+    return json.dumps({"hook_event_name": "userPromptSubmit", "cwd": str(root), "prompt": prompt})
+
+
 def read_commands(launcher: list[str], root: Path) -> dict[str, tuple[list[str], str | None]]:
     """The hot commands an agent or a hook runs, each as (args, stdin)."""
     match = "services/billing/mod7/handlers.py"
@@ -951,6 +972,8 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("hook_claude_code", "`orbit hook claude-code` (PostToolUse JSON on stdin)"),
         ("hook_prompt", "`orbit hook claude-code` (UserPromptSubmit: the prompt searched)"),
         ("hook_codex_patch", "`orbit hook codex` (PostToolUse of an `apply_patch`)"),
+        ("hook_codex_mcp", "`orbit hook codex` (PostToolUse of a subagent's MCP `read_file`)"),
+        ("hook_kiro_prompt", "`orbit hook kiro` (userPromptSubmit: the prompt searched)"),
         ("search_json", "`orbit learning search TEXT --json`"),
     ]:
         cells = []
