@@ -133,3 +133,15 @@ def test_doctor_reports_the_kiro_entry_and_runs_it(store: Path, orbit: CliRunner
     (store / OWN).write_text("{not json")
     checks = {c["name"]: c for c in orbit("doctor", "--json").json()["checks"]}  # type: ignore[union-attr]
     assert checks["kiro hook"]["status"] == "fail"
+
+
+def test_a_broken_agent_file_stops_the_install_before_any_write(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    folder = workspace / ".kiro/agents"
+    folder.mkdir(parents=True)
+    (folder / "a.json").write_text('{"name": "a", "tools": ["*"]}')
+    (folder / "b.json").write_text("{not json")
+    outcome = orbit("hooks", "install", "--kiro")
+    assert outcome.code != 0 and "b.json" in outcome.err and "Traceback" not in outcome.err
+    assert (folder / "a.json").read_text() == '{"name": "a", "tools": ["*"]}'

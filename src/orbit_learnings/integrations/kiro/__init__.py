@@ -99,7 +99,10 @@ class Kiro(AgentHook):
 
         report, own = SetupReport(), ws.root / OWN_AGENT
         wanted = self.wanted(command or hookfiles.entry(self.command), prompt=prompt)
-        for path in self.agent_files(ws) or [own]:
+        targets = self.agent_files(ws) or [own]
+        for path in targets:  # every file readable first: a broken one stops before any write
+            hookfiles.load(path)
+        for path in targets:
             extra = OWN_SETTINGS if path == own else None
             done = hookfiles.install(path, wanted, self.markers(command), nested=False, extra=extra)
             _merge(report, done, ws)
