@@ -64,3 +64,14 @@ def test_an_entry_that_cannot_run_fails_the_doctor(scoped: Path, orbit: CliRunne
 def test_no_dry_run_before_an_install(scoped: Path, orbit: CliRunner) -> None:
     checks = {c["name"] for c in orbit("doctor", "--json").json()["checks"]}  # type: ignore[union-attr]
     assert not {f"{agent} dry run" for agent in WRITTEN} & checks
+
+
+def test_a_second_doctor_still_gets_the_claude_code_answer(scoped: Path, orbit: CliRunner) -> None:
+    """Measured on main: the first dry run marked the learning shown for its session, so the
+    second `orbit doctor` said the installed entry "answered nothing" and failed."""
+    assert orbit("hooks", "install", "--claude").code == 0
+    for _ in range(2):
+        outcome = orbit("doctor", "--json")
+        ran = next(c for c in outcome.json()["checks"] if c["name"] == "dry run")  # type: ignore[union-attr]
+        assert ran["status"] == "ok" and MONEY in ran["detail"], ran
+    assert not (scoped / ".orbit/state/sessions/orbit-doctor").exists()
