@@ -55,7 +55,8 @@ class Kiro(AgentHook):
         "learnings as plain text (Kiro adds that stdout to the agent's context); tool events "
         "get nothing. Always exits 0.\n\n"
         "\b\nExample (.kiro/agents/NAME.json, merged by `orbit hooks install kiro`):\n"
-        '  {"hooks": {"userPromptSubmit": [{"command": "orbit hook kiro", "timeout_ms": 10000}]}}'
+        '  {"hooks": {"userPromptSubmit": [\n'
+        '    {"command": "orbit hook kiro", "timeout_ms": 10000}]}}'
     )
     settings = OWN_AGENT
     events: ClassVar[dict[str, str | None]] = {"agentSpawn": None, "userPromptSubmit": None}
