@@ -112,7 +112,7 @@ def hooks_install_command(
     Examples:
       orbit hooks install              # git: refresh on checkout, check on commit
       orbit hooks install claude-code  # .claude/settings.json entries + the skill
-      orbit hooks install --claude --cursor --copilot --gemini --codex --cline --kiro
+      orbit hooks install --claude --cursor --copilot --gemini --codex --kiro
       orbit hooks install --claude --no-prompt
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
