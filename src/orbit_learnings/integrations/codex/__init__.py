@@ -1,4 +1,5 @@
-"""Codex CLI: `orbit hook codex`, from `.codex/hooks.json` (the project's config layer).
+"""Codex CLI: `orbit hook codex`, from `.codex/hooks.json` or, when the project keeps its
+hooks there, the `[hooks]` tables of `.codex/config.toml` (`configtoml`).
 
 Codex's hooks speak Claude Code's wire format: snake_case payloads with `session_id`,
 `cwd`, `hook_event_name`, `turn_id`, `model`; answers in
@@ -8,9 +9,12 @@ Orbit answers:
 - `SessionStart` (sources `startup`, `resume`, `clear`, `compact`): the note, and
   forgetting what a cleared or compacted session was shown;
 - `UserPromptSubmit`: the learnings for the prompt's files and confident words;
-- `PostToolUse` (and `PreToolUse`, when a team adds that entry) for `Bash` and
-  `apply_patch`: the learnings for the files touched. A patch arrives whole in
-  `tool_input.command`; its `*** Update File:` / `*** Add File:` lines name the files.
+- `PostToolUse` (and `PreToolUse`, when a team adds that entry) for `Bash`,
+  `apply_patch` and MCP tools about files (`mcp__SERVER__read_file`, ...): the learnings
+  for the files touched. A patch arrives whole in `tool_input.command`; its
+  `*** Update File:` / `*** Add File:` lines name the files;
+- `SubagentStart`: the note; a subagent's events carry `agent_id` (and its parent's
+  `session_id`), and get a dedup set of their own.
 
 The entry is guarded like every agent entry, so a teammate without orbit gets a silent
 success. Codex runs project hooks only in a trusted project, after the user trusts
@@ -18,7 +22,7 @@ each hook.
 
 Reference (read 2026-11-26): https://developers.openai.com/codex/hooks and the payload
 schemas in openai/codex `codex-rs/hooks/schema/generated/` (apply_patch hooks: PR #18391,
-released in 0.123.0).
+released in 0.123.0; SubagentStart: PR #22782).
 """
 
 from __future__ import annotations
@@ -55,9 +59,9 @@ class Codex(AgentHook):
     name = "codex"
     summary = "Codex CLI: context for the prompt and after Bash/apply_patch, in .codex/hooks.json"
     hook_help = (
-        "Codex CLI hook: reads a SessionStart, UserPromptSubmit, PreToolUse or PostToolUse "
-        "payload on stdin and prints hookSpecificOutput.additionalContext when learnings "
-        "apply; always exits 0.\n\n"
+        "Codex CLI hook: reads a SessionStart, SubagentStart, UserPromptSubmit, PreToolUse or "
+        "PostToolUse payload on stdin and prints hookSpecificOutput.additionalContext when "
+        "learnings apply; always exits 0.\n\n"
         "\b\nExample (.codex/hooks.json, written by `orbit hooks install --codex`):\n"
         '  {"hooks": {"PostToolUse": [{"matcher": "Bash|apply_patch", "hooks": [\n'
         '    {"type": "command", "command": "orbit hook codex", "timeout": 10}]}]}}'
