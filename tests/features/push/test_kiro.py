@@ -145,3 +145,15 @@ def test_a_broken_agent_file_stops_the_install_before_any_write(
     outcome = orbit("hooks", "install", "--kiro")
     assert outcome.code != 0 and "b.json" in outcome.err and "Traceback" not in outcome.err
     assert (folder / "a.json").read_text() == '{"name": "a", "tools": ["*"]}'
+
+
+def test_a_teams_own_orbit_agent_keeps_its_settings(workspace: Path, orbit: CliRunner) -> None:
+    """An agent the team named `orbit` is theirs: orbit adds its hooks and nothing else."""
+    agent = workspace / OWN
+    agent.parent.mkdir(parents=True)
+    agent.write_text('{"name": "orbit", "tools": ["read"], "model": "m"}')
+    orbit("hooks", "install", "--kiro")
+    written = json.loads(agent.read_text())
+    assert written["tools"] == ["read"] and "description" not in written
+    orbit("hooks", "uninstall", "--kiro")
+    assert json.loads(agent.read_text()) == {"name": "orbit", "tools": ["read"], "model": "m"}

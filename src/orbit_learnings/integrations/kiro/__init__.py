@@ -104,7 +104,7 @@ class Kiro(AgentHook):
         for path in targets:  # every file readable first: a broken one stops before any write
             hookfiles.load(path)
         for path in targets:
-            extra = OWN_SETTINGS if path == own else None
+            extra = OWN_SETTINGS if path == own and not path.exists() else None  # ours only
             done = hookfiles.install(path, wanted, self.markers(command), nested=False, extra=extra)
             _merge(report, done, ws)
         if own.exists():
