@@ -160,7 +160,7 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
-    ranked = tasks.drop_weak(ranked)
+    ranked = tasks.drop_weak_per_path(ranked) if literal_paths else tasks.drop_weak(ranked)
     dropped: dict[str, int] = {}
     if session_id is None or not record:  # a dry run (doctor) marks nothing shown either
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)

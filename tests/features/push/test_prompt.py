@@ -183,3 +183,23 @@ def test_a_scripted_claude_session_shows_each_learning_once_where_it_belongs(
     assert run(after, read(store, "billing/invoice.py", "cc"), store) == ""
     run(start, json.dumps({**begin, "source": "compact"}), store)
     assert "L-0001" in run(after, read(store, "billing/invoice.py", "cc"), store)
+
+
+def test_a_prompt_naming_two_files_shows_each_files_learning(store: Path, orbit: CliRunner) -> None:
+    """Measured before: the webhook learning matched the prompt's words so well that the
+    billing learning fell under the relative floor, though the prompt names its file; and
+    once the webhook one was shown, the prompt got nothing at all."""
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    both = (
+        "fix the flaky payments webhook test in payments/webhook/handler.py and billing/invoice.py"
+    )
+    text = context(run(command, prompt(store, both, "two"), store), "UserPromptSubmit")
+    assert "L-0001 (" in text and "L-0002 (" in text and "L-0003" not in text
+    run(command, prompt(store, "fix the flaky payments webhook test", "shown"), store)
+    later = run(
+        command,
+        prompt(store, "look at payments/webhook/handler.py and billing/invoice.py", "shown"),
+        store,
+    )
+    assert "L-0001 (" in context(later, "UserPromptSubmit") and "L-0002" not in later
