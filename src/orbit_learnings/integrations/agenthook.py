@@ -72,10 +72,11 @@ class AgentHook(Integration):
         text = hookflow.context_for_touch(ws, touch, layer=self.name, record=record)
         return self.answer(event, text)
 
-    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]] | None:
         """(event, payload) doctor feeds the installed entry: the agent's own shape for a
-        read of `path` (repository-relative), or for a prompt that names it."""
-        raise NotImplementedError
+        read of `path` (repository-relative), or for a prompt that names it. None: this
+        agent has no dry run yet (doctor says so and skips it)."""
+        return None
 
     # --- the shared part ------------------------------------------------------------
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from orbit_learnings.store.workspace import Workspace
 
-    Probe = Callable[[Workspace, str], tuple[str, dict[str, object]]]
+    Probe = Callable[[Workspace, str], tuple[str, dict[str, object]] | None]
 
 DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"  # the hook answers and records nothing
 CONTEXT_KEYS = ("additionalContext", "additional_context", "contextModification")
@@ -69,7 +69,10 @@ def check(name: str, probe: Probe, ws: Workspace, command: str, sample_path: str
     path = sample_path or find_sample(ws)
     if path is None:
         return Check(label, "skip", "no file in the repository matches any learning's scope")
-    event, payload = probe(ws, path)
+    probed = probe(ws, path)
+    if probed is None:
+        return Check(label, "skip", f"no dry run for {name} yet")
+    event, payload = probed
     out, why = run_entry(ws, command, json.dumps(payload))
     context = context_in(out)
     if not context:

@@ -75,3 +75,15 @@ def test_a_second_doctor_still_gets_the_claude_code_answer(scoped: Path, orbit: 
         ran = next(c for c in outcome.json()["checks"] if c["name"] == "dry run")  # type: ignore[union-attr]
         assert ran["status"] == "ok" and MONEY in ran["detail"], ran
     assert not (scoped / ".orbit/state/sessions/orbit-doctor").exists()
+
+
+def test_an_agent_without_a_probe_gets_a_skipped_dry_run(scoped: Path) -> None:
+    """An AgentHook that has not said how to probe it (say, one just moved onto AgentHook)
+    gets `skip`, never a crashed doctor."""
+    from orbit_learnings.integrations import dryrun
+    from orbit_learnings.integrations.agenthook import AgentHook
+    from orbit_learnings.store.workspace import Workspace
+
+    agent = AgentHook()
+    check = dryrun.check("new", agent.probe, Workspace(scoped), "true", "billing/invoice.py")
+    assert (check.name, check.status) == ("new dry run", "skip")
