@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchlib.measure import process_stats, stat_floor, table, table_head, timed, timed_together
-from benchlib.store import ORBIT, ROOT, generate, patch_payload, prompt_payload, read_payload
+from benchlib.store import (
+    ORBIT,
+    ROOT,
+    generate,
+    kiro_prompt_payload,
+    mcp_payload,
+    patch_payload,
+    prompt_payload,
+    read_payload,
+)
 
 if TYPE_CHECKING:
     from orbit_learnings.store.workspace import Workspace
@@ -149,6 +158,11 @@ def hot_commands(root: Path) -> dict[str, tuple[list[str], str | None]]:
             prompt_payload(root, f"why do the invariants engine checks fail in {MATCH}"),
         ),
         "hook_codex_patch": ([str(ORBIT), "hook", "codex"], patch_payload(root, MATCH)),
+        "hook_codex_mcp": ([str(ORBIT), "hook", "codex"], mcp_payload(root, MATCH)),
+        "hook_kiro_prompt": (
+            [str(ORBIT), "hook", "kiro"],
+            kiro_prompt_payload(root, f"why do the invariants engine checks fail in {MATCH}"),
+        ),
         "search_json": (
             [str(ORBIT), "learning", "search", "invariants engine", "--json"],
             None,
@@ -204,6 +218,8 @@ def markdown(results: list[dict[str, object]], info: dict[str, str]) -> str:
         ("hook_claude_code", "`orbit hook claude-code` (PostToolUse JSON on stdin)"),
         ("hook_prompt", "`orbit hook claude-code` (UserPromptSubmit: the prompt searched)"),
         ("hook_codex_patch", "`orbit hook codex` (PostToolUse of an `apply_patch`)"),
+        ("hook_codex_mcp", "`orbit hook codex` (PostToolUse of a subagent's MCP `read_file`)"),
+        ("hook_kiro_prompt", "`orbit hook kiro` (userPromptSubmit: the prompt searched)"),
         ("search_json", "`orbit learning search TEXT --json`"),
     ]:
         cells = []

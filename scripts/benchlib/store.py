@@ -175,3 +175,17 @@ def patch_payload(root: Path, path: str, session: str = "bench") -> str:
         {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUse"}
         | {"tool_name": "apply_patch", "tool_input": {"command": patch}}
     )
+
+
+def mcp_payload(root: Path, path: str, session: str = "bench") -> str:
+    """What Codex sends after a subagent's MCP filesystem `read_file` of `path`."""
+    return json.dumps(
+        {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUse"}
+        | {"agent_id": "bench-worker", "tool_name": "mcp__filesystem__read_file"}
+        | {"tool_input": {"path": path}}
+    )
+
+
+def kiro_prompt_payload(root: Path, prompt: str) -> str:
+    """What Kiro CLI sends on userPromptSubmit (no session id: Kiro has none)."""
+    return json.dumps({"hook_event_name": "userPromptSubmit", "cwd": str(root), "prompt": prompt})

@@ -174,6 +174,19 @@ def check_codex_hooks(block: Block, box: Sandbox, target: Path) -> None:
     assert checks["codex hook"]["status"] == "ok", checks["codex hook"]
 
 
+def check_kiro_agent(block: Block, box: Sandbox, target: Path) -> None:
+    """The team's agent as documented: `hooks install --kiro` merges exactly the documented
+    entries into it (nothing else changes), `orbit doctor` runs them for real."""
+    documented = load(block)
+    succeeds(block, box, "orbit hooks install --kiro >/dev/null")
+    written = json.loads(target.read_text(encoding="utf-8"))
+    assert written == documented, f"{block.where}: orbit writes {written}"
+    report = json.loads(succeeds(block, box, "orbit doctor --json"))
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["kiro hook"]["status"] == "ok", checks["kiro hook"]
+    assert checks["kiro dry run"]["status"] == "ok", checks["kiro dry run"]
+
+
 def check_mcp_config(block: Block, box: Sandbox, target: Path) -> None:
     """Each server starts as configured and answers an MCP client with orbit's tools."""
     servers = json.loads(target.read_text(encoding="utf-8"))["mcpServers"]
@@ -196,6 +209,7 @@ CHECKERS: list[tuple[str, Callable[[Block, Sandbox, Path], None]]] = [
     (".github/workflows/*", check_workflow),
     (".claude/settings.json", check_claude_settings),
     (".codex/hooks.json", check_codex_hooks),
+    (".kiro/agents/*.json", check_kiro_agent),
     (".mcp.json", check_mcp_config),
 ]
 

@@ -20,7 +20,11 @@ import pytest
 from tests.docs.recipes import Block, load, recipes_for, workflow_steps
 from tests.docs.sandbox import Sandbox, Snapshot, environment, shell
 
-WORKFLOWS = recipes_for(".github/workflows/*")
+WORKFLOWS = [  # the Copilot setup steps are a cloud agent's, run in test_recipes_cloud.py
+    b
+    for b in recipes_for(".github/workflows/*")
+    if b.marker.file != ".github/workflows/copilot-setup-steps.yml"
+]
 CONTEXT = {"github.base_ref": "main"}  # what a pull_request event into main sets
 PIPX = re.compile(r"^pipx install (?P<spec>.+)$")
 FORK = re.compile(r"^git\+https://github\.com/[^/]+/orbit-learnings(?:\.git)?@\S+$")  # pinned

@@ -229,6 +229,18 @@ def test_every_agent_hook_imports_nothing_heavy(example: Path) -> None:
         )
     ]
     calls += [("cline", {**cline_base, "hookName": "UserPromptSubmit", "userPromptSubmit": prompt})]
+    kiro_prompt = {**prompt, "hook_event_name": "userPromptSubmit"}  # Kiro: no session id
+    calls += [
+        ("kiro", {"hook_event_name": "agentSpawn", "cwd": str(example)}),
+        ("kiro", kiro_prompt),
+    ]
+    subagent = {**tool, "hook_event_name": "SubagentStart", "agent_id": "a1", "agent_type": "x"}
+    mcp = {**tool, "tool_name": "mcp__fs__read_file", "tool_input": {"path": "db/x.sql"}}
+    calls += [
+        ("codex", subagent),
+        ("codex", {**mcp, "agent_id": "a1"}),
+        ("codex", {**tool, "agent_id": "a1"}),
+    ]
     for agent, data in calls:
         payload = json.dumps(data)
         code = (
@@ -359,6 +371,8 @@ def test_benchmark_harness_smoke_run() -> None:
         "hook_claude_code",
         "hook_prompt",
         "hook_codex_patch",
+        "hook_codex_mcp",
+        "hook_kiro_prompt",
         "search_json",
         "search_kind_learning_json",
         "git_grep_same_query",

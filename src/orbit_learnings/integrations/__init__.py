@@ -19,6 +19,7 @@ REGISTRY = {
     "gemini": "orbit_learnings.integrations.gemini",
     "codex": "orbit_learnings.integrations.codex",
     "cline": "orbit_learnings.integrations.cline",
+    "kiro": "orbit_learnings.integrations.kiro",
     "mcp": "orbit_learnings.integrations.mcp",
     "dashboard": "orbit_learnings.integrations.dashboard",
 }

@@ -72,6 +72,12 @@ class AgentHook(Integration):
         text = hookflow.context_for_touch(ws, touch, layer=self.name, record=record)
         return self.answer(event, text)
 
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]] | None:
+        """(event, payload) doctor feeds the installed entry: the agent's own shape for a
+        read of `path` (repository-relative), or for a prompt that names it. None: this
+        agent has no dry run yet (doctor says so and skips it)."""
+        return None
+
     # --- the shared part ------------------------------------------------------------
 
     @property
@@ -155,7 +161,8 @@ class AgentHook(Integration):
         return report
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
-        from orbit_learnings.integrations import hookfiles
+        """The entry in the settings file, then the entry run for real (`dryrun`)."""
+        from orbit_learnings.integrations import dryrun, hookfiles
 
         path = self.settings_path(ws)
         label = f"{self.name} hook"
@@ -170,8 +177,10 @@ class AgentHook(Integration):
         if not commands:
             return [Check(label, "skip", f"no orbit entry in {self.settings}")]
         if not all(hookfiles.is_guarded(c) for c in commands):
-            return [Check(label, "warn", f"{self.settings} runs orbit unguarded: {commands[0]}")]
-        return [Check(label, "ok", f"{self.settings} runs `{self.command}` (guarded)")]
+            found = Check(label, "warn", f"{self.settings} runs orbit unguarded: {commands[0]}")
+        else:
+            found = Check(label, "ok", f"{self.settings} runs `{self.command}` (guarded)")
+        return [found, dryrun.check(self.name, self.probe, ws, commands[0], sample_path)]
 
 
 def text_field(payload: dict[str, object], *keys: str) -> str | None:

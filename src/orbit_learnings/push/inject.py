@@ -145,7 +145,8 @@ def select(
     and the token budget.
 
     Only what survives every cut is recorded as shown, so a learning dropped for
-    budget reasons can still surface on a later call.
+    budget reasons can still surface on a later call. `record=False` (a dry run) neither
+    logs nor touches the session's shown set: the next dry run answers the same.
     """
     per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
     if not scope and not task_text.strip():
@@ -161,9 +162,9 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
-    ranked = tasks.drop_weak(ranked)
+    ranked = tasks.drop_weak_per_path(ranked) if literal_paths else tasks.drop_weak(ranked)
     dropped: dict[str, int] = {}
-    if session_id is None:
+    if session_id is None or not record:  # a dry run (doctor) marks nothing shown either
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
     else:
         hits = _select_in_session(ws, session_id, ranked, per_call, max_tokens, render, dropped)

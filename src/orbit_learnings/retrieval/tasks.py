@@ -94,6 +94,21 @@ def drop_weak(ranked: list[Hit]) -> list[Hit]:
     return [hit for hit in ranked if (hit.score or 0.0) >= floor]
 
 
+def drop_weak_per_path(ranked: list[Hit]) -> list[Hit]:
+    """`drop_weak`, except that a learning matched by a path the task names is also judged
+    against that path's learnings alone: a prompt naming two files keeps each file's
+    learning even when the other file's learning matches the prompt's words far better."""
+    kept = {hit.id for hit in drop_weak(ranked)}
+    by_path: dict[str, list[Hit]] = {}
+    for hit in ranked:
+        for match in hit.matched_by:
+            if match.startswith("path:"):
+                by_path.setdefault(match, []).append(hit)
+    for group in by_path.values():
+        kept.update(hit.id for hit in drop_weak(group))
+    return [hit for hit in ranked if hit.id in kept]
+
+
 def task_score(hit: Hit, text_score: float) -> float:
     if hit.specificity is not None and any(m.startswith("path:") for m in hit.matched_by):
         specificity = hit.specificity

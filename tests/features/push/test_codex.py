@@ -52,6 +52,7 @@ run, context = run_entry, hook_context
         ("codex.PostToolUse.apply_patch", "PostToolUse"),
         ("codex.PreToolUse.apply_patch", "PreToolUse"),
         ("codex.PostToolUse.Bash", "PostToolUse"),
+        ("codex.PostToolUse.mcp", "PostToolUse"),
     ],
 )
 def test_each_documented_payload_gets_the_learning_in_additional_context(
@@ -127,8 +128,12 @@ def test_install_merges_into_their_file_and_uninstall_restores_it(
     assert path.read_text() == once  # a second run adds nothing
     merged = json.loads(once)
     assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
-    assert merged["hooks"]["PostToolUse"][1]["matcher"] == "Bash|apply_patch"
-    assert set(merged["hooks"]) == {"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"}
+    assert (
+        merged["hooks"]["PostToolUse"][1]["matcher"] == "Bash|apply_patch|mcp__.*(file|director).*"
+    )
+    assert set(merged["hooks"]) == {
+        *("PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "SubagentStart"),
+    }
     assert orbit("hooks", "uninstall", "--codex").code == 0
     assert json.loads(path.read_text()) == theirs
     (workspace / ".codex/config.toml").write_text("[features]\n")
@@ -162,3 +167,80 @@ def test_a_broken_payload_never_fails_codex(store: Path) -> None:
     command = entry(store, "PostToolUse")
     for stdin in ("", "not json", "[]", '{"hook_event_name": "PostToolUse"}'):
         assert run(command, stdin, store) == ""
+
+
+def test_a_subagent_gets_the_note_and_its_own_dedup_set(store: Path) -> None:
+    """SubagentStart (`session_id` is the parent's): the note; the subagent's tool calls
+    carry `agent_id` and show it what the parent was shown, once, in its own context."""
+    after = entry(store, "PostToolUse")
+    read = fixture("codex.PostToolUse.Bash", store, "par")
+    assert MONEY in context(run(after, read, store), "PostToolUse")  # the parent sees it
+    started = run(
+        entry(store, "SubagentStart"), fixture("codex.SubagentStart", store, "par"), store
+    )
+    assert ".orbit/learnings" in context(started, "SubagentStart")
+    child = json.dumps({**json.loads(read), "agent_id": "par-worker-1", "agent_type": "default"})
+    assert MONEY in context(run(after, child, store), "PostToolUse")
+    assert run(after, child, store) == "" and run(after, read, store) == ""
+
+
+def test_an_mcp_tool_that_touches_no_file_is_silent(store: Path) -> None:
+    data = json.loads(fixture("codex.PostToolUse.mcp", store, "m"))
+    data.update(tool_name="mcp__github__search_issues", tool_input={"query": "billing"})
+    assert run(entry(store, "PostToolUse"), json.dumps(data), store) == ""
+
+
+CONFIG = """# the team's Codex settings
+model = "gpt-5.1-codex"
+
+[features]
+hooks = true
+
+[[hooks.Stop]]
+[[hooks.Stop.hooks]]
+type = "command"
+command = "./notify.sh"  # tell the channel
+timeout = 30
+"""
+
+
+def test_a_project_with_hooks_in_config_toml_gets_orbits_there(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    """Codex warns when one layer has both hooks.json and [hooks]: the install follows the
+    project's choice, appends one block, and uninstall gives back the file byte for byte."""
+    import tomllib
+
+    three_scoped_learnings(workspace, orbit)
+    toml = workspace / ".codex/config.toml"
+    toml.parent.mkdir()
+    toml.write_text(CONFIG)
+    assert orbit("hooks", "install", "--codex").code == 0
+    assert not (workspace / SETTINGS).exists()
+    written = toml.read_text()
+    assert written.startswith(CONFIG)  # their text, untouched, then orbit's block
+    assert orbit("hooks", "install", "codex").code == 0 and toml.read_text() == written
+    hooks = tomllib.loads(written)["hooks"]
+    assert hooks["Stop"] == [
+        {"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 30}]}
+    ]
+    command = hooks["PostToolUse"][0]["hooks"][0]["command"]
+    read = fixture("codex.PostToolUse.Bash", workspace, "t")
+    assert MONEY in context(run(command, read, workspace), "PostToolUse")
+    checks = {c["name"]: c for c in orbit("doctor", "--json").json()["checks"]}
+    assert (
+        checks["codex hook"]["status"] == "ok" and "config.toml" in checks["codex hook"]["message"]
+    )
+    assert checks["codex dry run"]["status"] == "ok", checks["codex dry run"]
+    assert orbit("hooks", "uninstall", "--codex").code == 0
+    assert toml.read_text() == CONFIG
+
+
+def test_a_config_toml_orbit_cannot_extend_is_left_alone(workspace: Path, orbit: CliRunner) -> None:
+    toml = workspace / ".codex/config.toml"
+    toml.parent.mkdir()
+    theirs = '[hooks]\nPostToolUse = [{matcher = "Bash", hooks = [{type = "command", command = "./a.sh"}]}]\n'
+    toml.write_text(theirs)
+    outcome = orbit("hooks", "install", "--codex")
+    assert outcome.code != 0 and "config.toml" in outcome.err and "Traceback" not in outcome.err
+    assert toml.read_text() == theirs and not (workspace / SETTINGS).exists()

@@ -145,3 +145,61 @@ def test_cursor_running_the_claude_entry_at_the_prompt_marks_nothing_shown(
     after_read = installed(store, ".claude/settings.json", "PostToolUse")
     shown = json.loads(run(after_read, json.dumps(read_data), store))["additional_context"]
     assert "L-0001" in shown
+
+
+def test_a_scripted_claude_session_shows_each_learning_once_where_it_belongs(
+    store: Path, orbit: CliRunner
+) -> None:
+    """SessionStart -> UserPromptSubmit -> Edit of a scoped file -> Bash `cat` of another,
+    through the entries `hooks install --claude` wrote; a compaction shows them again."""
+    orbit("hooks", "install", "--claude")
+    settings = ".claude/settings.json"
+    start, ask, after = (
+        installed(store, settings, e) for e in ("SessionStart", "UserPromptSubmit", "PostToolUse")
+    )
+    begin = {"session_id": "cc", "cwd": str(store), "hook_event_name": "SessionStart"}
+    started = run(start, json.dumps({**begin, "source": "startup"}), store)
+    assert "L-000" not in started
+    asked = context(
+        run(ask, prompt(store, "fix the flaky payments webhook test", "cc"), store),
+        "UserPromptSubmit",
+    )
+    assert "L-0002 (" in asked and "L-0001" not in asked and "L-0003" not in asked
+    edit = json.loads(read(store, "payments/webhook/handler.py", "cc"))
+    edit.update(
+        tool_name="Edit",
+        tool_input={
+            "file_path": str(store / "payments/webhook/handler.py"),
+            "old_string": "0",
+            "new_string": "1",
+        },
+    )
+    assert run(after, json.dumps(edit), store) == ""  # shown at the prompt already
+    bash = {**edit, "tool_name": "Bash", "tool_input": {"command": "cd reports && cat daily.py"}}
+    shown = context(run(after, json.dumps(bash), store), "PostToolUse")
+    assert "L-0003 (scope reports/**" in shown and "L-0001" not in shown and "L-0002" not in shown
+    billing = run(after, read(store, "billing/invoice.py", "cc"), store)
+    assert context(billing, "PostToolUse").count("L-0001 (") == 1
+    assert run(after, read(store, "billing/invoice.py", "cc"), store) == ""
+    run(start, json.dumps({**begin, "source": "compact"}), store)
+    assert "L-0001" in run(after, read(store, "billing/invoice.py", "cc"), store)
+
+
+def test_a_prompt_naming_two_files_shows_each_files_learning(store: Path, orbit: CliRunner) -> None:
+    """Measured before: the webhook learning matched the prompt's words so well that the
+    billing learning fell under the relative floor, though the prompt names its file; and
+    once the webhook one was shown, the prompt got nothing at all."""
+    orbit("hooks", "install", "--claude")
+    command = installed(store, ".claude/settings.json", "UserPromptSubmit")
+    both = (
+        "fix the flaky payments webhook test in payments/webhook/handler.py and billing/invoice.py"
+    )
+    text = context(run(command, prompt(store, both, "two"), store), "UserPromptSubmit")
+    assert "L-0001 (" in text and "L-0002 (" in text and "L-0003" not in text
+    run(command, prompt(store, "fix the flaky payments webhook test", "shown"), store)
+    later = run(
+        command,
+        prompt(store, "look at payments/webhook/handler.py and billing/invoice.py", "shown"),
+        store,
+    )
+    assert "L-0001 (" in context(later, "UserPromptSubmit") and "L-0002" not in later

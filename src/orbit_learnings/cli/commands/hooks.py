@@ -36,11 +36,13 @@ CopilotFlag = Annotated[bool, typer.Option("--copilot", help="Shorthand for NAME
 GeminiFlag = Annotated[bool, typer.Option("--gemini", help="Shorthand for NAME gemini.")]
 CodexFlag = Annotated[bool, typer.Option("--codex", help="Shorthand for NAME codex.")]
 ClineFlag = Annotated[bool, typer.Option("--cline", help="Shorthand for NAME cline.")]
+KiroFlag = Annotated[bool, typer.Option("--kiro", help="Shorthand for NAME kiro.")]
 NoPromptFlag = Annotated[
     bool,
     typer.Option(
         "--no-prompt",
-        help="Leave out the entry that searches the user's prompt (UserPromptSubmit, BeforeAgent).",
+        help="Leave out the entry that searches the user's prompt (UserPromptSubmit, BeforeAgent, "
+        "userPromptSubmit).",
     ),
 ]
 CommandOpt = Annotated[
@@ -105,6 +107,7 @@ def hooks_install_command(
     gemini: GeminiFlag = False,
     codex: CodexFlag = False,
     cline: ClineFlag = False,
+    kiro: KiroFlag = False,
     command: CommandOpt = None,
     no_prompt: NoPromptFlag = False,
 ) -> None:
@@ -117,11 +120,11 @@ def hooks_install_command(
     Examples:
       orbit hooks install              # git: refresh on checkout, check on commit
       orbit hooks install claude-code  # .claude/settings.json entries + the skill
-      orbit hooks install --claude --cursor --copilot --gemini --codex --cline
+      orbit hooks install --claude --cursor --copilot --gemini --codex --kiro
       orbit hooks install --claude --no-prompt
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
-    flags |= {"codex": codex, "cline": cline}
+    flags |= {"codex": codex, "cline": cline, "kiro": kiro}
     _run(_named(names, **flags), command=command, install=True, prompt=not no_prompt)
 
 
@@ -134,6 +137,7 @@ def hooks_uninstall_command(
     gemini: GeminiFlag = False,
     codex: CodexFlag = False,
     cline: ClineFlag = False,
+    kiro: KiroFlag = False,
     command: CommandOpt = None,
 ) -> None:
     """Remove only what `orbit hooks install` added, restoring earlier hooks exactly.
@@ -144,5 +148,5 @@ def hooks_uninstall_command(
       orbit hooks uninstall claude-code cursor
     """
     flags = {"claude": claude, "cursor": cursor, "copilot": copilot, "gemini": gemini}
-    flags |= {"codex": codex, "cline": cline}
+    flags |= {"codex": codex, "cline": cline, "kiro": kiro}
     _run(_named(names, **flags), command=command, install=False)

@@ -42,7 +42,7 @@ MARK = "# orbit-learnings: written by `orbit hooks install cline`"
 SCRIPT = """#!/bin/sh
 {mark}; `orbit hooks uninstall cline` removes it.
 # Cline blocks its task when a hook exits non-zero or prints bad JSON: this one never does.
-out=$({run} 2>/dev/null)
+out=$({{ {run}; }} 2>/dev/null)
 case "$out" in
   '{{"cancel": false'*) printf '%s\\n' "$out" ;;
   *) printf '%s\\n' '{allow}' ;;
@@ -64,7 +64,7 @@ class Cline(AgentHook):
         f"exit 0, whatever happens. {NO_PROMPT}: do not search the prompt.\n\n"
         "\b\nExample (.clinerules/hooks/PostToolUse, one of the scripts\n"
         "`orbit hooks install cline` writes; TaskStart and UserPromptSubmit alike):\n"
-        "  out=$(command -v orbit >/dev/null 2>&1 && orbit hook cline 2>/dev/null)"
+        "  out=$({ orbit hook cline || true; } 2>/dev/null)  # guarded"
     )
     settings = HOOKS_DIR
     events: ClassVar[dict[str, str | None]] = {
@@ -117,8 +117,10 @@ class Cline(AgentHook):
     # --- the scripts ----------------------------------------------------------------
 
     def script(self, command: str | None, *, prompt: bool) -> str:
+        from orbit_learnings.integrations import hookfiles
+
         flag = "" if prompt else f" {NO_PROMPT}"
-        run = command or f"command -v orbit >/dev/null 2>&1 && {self.command}{flag}"
+        run = command or hookfiles.entry(f"{self.command}{flag}")  # a venv's orbit first
         return SCRIPT.format(mark=MARK, run=run, allow=ALLOW)
 
     def install(
@@ -171,6 +173,9 @@ class Cline(AgentHook):
         return report
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
+        import shlex
+
+        from orbit_learnings.integrations import dryrun
         from orbit_learnings.integrations.base import Check
 
         folder, label = self.settings_path(ws), "cline hook"
@@ -180,7 +185,16 @@ class Cline(AgentHook):
         stuck = [e for e in ours if not os.access(folder / e, os.X_OK)]
         if stuck:
             return [Check(label, "fail", f"{HOOKS_DIR}/{stuck[0]} is not executable: Cline blocks")]
-        return [Check(label, "ok", f"{HOOKS_DIR}/ runs `{self.command}` for {', '.join(ours)}")]
+        found = Check(label, "ok", f"{HOOKS_DIR}/ runs `{self.command}` for {', '.join(ours)}")
+        if "PostToolUse" not in ours:
+            return [found]
+        script = shlex.quote(str(folder / "PostToolUse"))
+        return [found, dryrun.check(self.name, self.probe, ws, script, sample_path)]
+
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        body = {"toolName": "read_file", "parameters": {"path": str(ws.root / path)}}
+        payload = {"hookName": "PostToolUse", "taskId": "orbit-doctor"}
+        return "PostToolUse", {**payload, "workspaceRoots": [ws.root_dir], "postToolUse": body}
 
 
 def _ours(path: Path) -> bool:

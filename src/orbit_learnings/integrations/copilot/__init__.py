@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from typing import Any, ClassVar
 
+    from orbit_learnings.store.workspace import Workspace
+
 
 class Copilot(AgentHook):
     name = "copilot"
@@ -59,6 +61,10 @@ class Copilot(AgentHook):
 
     def answer(self, event: str, text: str) -> str:
         return json.dumps({"additionalContext": text}) + "\n" if text else ""
+
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        payload = {"sessionId": "orbit-doctor", "cwd": ws.root_dir, "toolName": "view"}
+        return "postToolUse", {**payload, "toolArgs": json.dumps({"path": str(ws.root / path)})}
 
 
 INTEGRATION = Copilot()

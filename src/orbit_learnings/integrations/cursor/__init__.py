@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from typing import Any, ClassVar
 
+    from orbit_learnings.store.workspace import Workspace
+
 
 class Cursor(AgentHook):
     name = "cursor"
@@ -44,6 +46,12 @@ class Cursor(AgentHook):
 
     def answer(self, event: str, text: str) -> str:
         return json.dumps({"additional_context": text}) + "\n" if text else ""
+
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        payload: dict[str, object] = {"conversation_id": "orbit-doctor"}
+        payload |= {"hook_event_name": "postToolUse"}
+        payload |= {"workspace_roots": [ws.root_dir], "tool_name": "Read"}
+        return "postToolUse", {**payload, "tool_input": {"file_path": str(ws.root / path)}}
 
 
 INTEGRATION = Cursor()

@@ -22,6 +22,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook path must not pay for typing imports
     from typing import Any, ClassVar
 
+    from orbit_learnings.store.workspace import Workspace
+
 FILE_TOOLS = agenttools.matcher("gemini")
 
 
@@ -61,6 +63,11 @@ class Gemini(AgentHook):
             return ""
         specific = {"hookEventName": event or "AfterTool", "additionalContext": text}
         return json.dumps({"hookSpecificOutput": specific}) + "\n"
+
+    def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
+        tool_input = {"file_path": str(ws.root / path)}
+        payload = {"session_id": "orbit-doctor", "cwd": ws.root_dir, "hook_event_name": "AfterTool"}
+        return "AfterTool", {**payload, "tool_name": "read_file", "tool_input": tool_input}
 
 
 INTEGRATION = Gemini()
