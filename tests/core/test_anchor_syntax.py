@@ -12,7 +12,7 @@ from orbit_learnings.core.anchors.locate import (
     record_anchor,
     record_symbol,
 )
-from orbit_learnings.core.anchors.record import anchor_from_mapping
+from orbit_learnings.core.anchors.record import Anchor, anchor_from_mapping
 
 DAY = "2026-10-02"
 
@@ -146,6 +146,7 @@ def test_a_python_anchor_records_its_statements_syntax() -> None:
     assert len(str(stored["syntax"]).split()) == 1
     again, problems = anchor_from_mapping(stored, "anchors[0]")
     assert not problems and again == anchor
+    assert Anchor.stored(stored) == anchor  # as the index keeps it
     assert "syntax" not in record_anchor("a.js", "x();\ny();\n", 1, 2, recorded=DAY).to_dict()
     bad, problems = anchor_from_mapping(stored | {"syntax": "zz"}, "anchors[0]")
     assert bad is None and problems[0][0] == "syntax"
