@@ -82,6 +82,14 @@ def test_two_lines_joined_into_one_match_in_python() -> None:
     assert (found.state, found.start, found.end) == (MOVED, 2, 2)
 
 
+def test_a_docstring_black_requoted_and_re_indented_is_not_drift() -> None:
+    before = 'class HTTPWarning(Warning):\n    "Base warning used by this module.   "\n    pass\n'
+    after = 'class HTTPWarning(Warning):\n    """Base warning used by this module."""\n\n    pass\n'
+    anchor = record_symbol("exc.py", before, "HTTPWarning", recorded=DAY)
+    assert locate(anchor, after).state == OK
+    assert locate(anchor, after.replace("Base", "Root")).state == DRIFTED
+
+
 def test_a_real_change_under_the_formatting_is_still_drift() -> None:
     anchor = record_symbol("io.py", BEFORE_BLACK, "ready", recorded=DAY)
     changed = AFTER_BLACK.replace("conn.sock.pending() > 0", "conn.sock.pending() >= 0")

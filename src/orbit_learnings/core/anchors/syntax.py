@@ -1,7 +1,9 @@
 """Python code compared on its syntax tree: a formatter never changes it.
 
 What black does -- joining a backslash continuation, adding or removing redundant
-parentheses, re-wrapping, switching `"x"` for `'''x'''` -- changes lines, never the tree.
+parentheses, re-wrapping, switching `"x"` for `'''x'''` -- changes lines, never the tree;
+re-indenting a docstring changes the string, so a statement that is only a string is
+compared as black's own equivalence check does, each line stripped.
 A Python anchor therefore records one short hash per cited statement (the run of sibling
 statements that covers every code line it cites) and is found again where such a run of
 statements has the same hashes. The tree is written out by hand rather than with
@@ -31,25 +33,45 @@ def parse(path: str, text: str) -> ast.Module | None:
         return None
 
 
+def bare_string(node: ast.AST) -> str | None:
+    """A statement that is only a string (a docstring, mostly) as black leaves it equal:
+    each line stripped, blank lines at either end dropped. Black re-indents docstrings
+    and strips their trailing spaces, and counts that as no change to the code."""
+    if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Constant):
+        return None
+    value = node.value.value
+    if not isinstance(value, str):
+        return None
+    return "\n".join(line.strip() for line in value.splitlines()).strip()
+
+
 def canonical(node: object, memo: dict[int, str] | None = None) -> str:
-    """The tree below `node`, without positions, comments or layout. `memo` keeps each
-    statement's text by node id, so hashing every statement of a file writes each once."""
+    """The tree below `node`, without positions, comments or layout (a bare string as
+    `bare_string` has it). `memo` keeps each statement's text by node id, so hashing
+    every statement of a file writes each once."""
     if isinstance(node, ast.AST):
         if memo is not None and id(node) in memo:
             return memo[id(node)]
-        parts = []
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value is None or value == [] or name in _IGNORED_FIELDS:
-                continue
-            parts.append(f"{name}={canonical(value, memo)}")
-        text = f"{type(node).__name__}({','.join(parts)})"
+        text = _written(node, memo)
         if memo is not None and isinstance(node, ast.stmt):
             memo[id(node)] = text
         return text
     if isinstance(node, list):
         return "[" + ",".join(canonical(item, memo) for item in node) + "]"
     return repr(node)
+
+
+def _written(node: ast.AST, memo: dict[int, str] | None) -> str:
+    doc = bare_string(node)
+    if doc is not None:
+        return f"Doc({doc!r})"
+    parts = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if value is None or value == [] or name in _IGNORED_FIELDS:
+            continue
+        parts.append(f"{name}={canonical(value, memo)}")
+    return f"{type(node).__name__}({','.join(parts)})"
 
 
 def span(node: ast.stmt) -> tuple[int, int]:
