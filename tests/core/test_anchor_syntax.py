@@ -143,6 +143,21 @@ def test_an_unchanged_block_inside_a_method_that_changed_elsewhere_is_ok() -> No
     assert (found.state, found.start, found.end) == (OK, 3, 4)
 
 
+def test_a_definition_gone_by_its_name_is_broken_though_similar_code_remains() -> None:
+    """`readable` left the class; a similar method under another name is not the one the
+    lesson is about (and one that merely moved, with its class renamed, is found)."""
+    before = "class Response:\n    def readable(self):\n        self.check()\n        return True\n"
+    anchor = record_symbol("r.py", before, "Response.readable", recorded=DAY)
+    similar = before.replace("def readable", "def seekable")
+    found = locate(anchor, similar)
+    assert found.state == BROKEN
+    assert "Response.readable" in found.reason
+    renamed_class = "import io\n\n\nclass BaseResponse:\n" + before.split("\n", 1)[1]
+    lines = record_anchor("r.py", before, 2, 4, recorded=DAY)  # within Response.readable
+    found = locate(lines, renamed_class)
+    assert (found.state, found.start, found.end) == (MOVED, 5, 7)
+
+
 def test_a_deleted_definition_with_no_twin_is_broken() -> None:
     anchor = record_symbol("io.py", BEFORE_BLACK, "ready", recorded=DAY)
     assert locate(anchor, "def after():\n    return 1\n").state == BROKEN

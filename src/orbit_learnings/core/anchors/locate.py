@@ -153,10 +153,11 @@ class CodeText:
 
 def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = None) -> Location:
     """How the anchor fares in `code`, the file now at `path` (the anchor's own path, or
-    where git saw it renamed); None means the file is gone. A definition the anchor names
-    (its symbol, or the one around its lines) that still exists decides: the lines are
-    looked for inside it, and if they are not there they changed -- they did not move to
-    another definition that happens to hold their old text."""
+    where git saw it renamed); None means the file is gone. The definition a Python anchor
+    names (its symbol, or the one around its lines) decides: while it exists the lines
+    are looked for inside it, and if they are not there they changed -- they did not
+    move to another definition that happens to hold their old text; once it is gone they
+    moved if their syntax tree is elsewhere in the file, and are broken if not."""
     where = code.path if isinstance(code, CodeText) else path or anchor.path
     if code is None:
         return Location(BROKEN, where, anchor.start, anchor.end, 0.0, f"{where} is gone")
@@ -174,6 +175,9 @@ def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = No
         found = _by_syntax(anchor, statements, where, scopes)
         if found is not None:
             return found
+        if name and not scopes:  # the definition is gone, and its code is nowhere
+            reason = f"{name} is no longer defined in {where}"
+            return Location(BROKEN, where, anchor.start, anchor.end, 0.0, reason)
     elif anchor.symbol and scopes:
         first = min(scopes)
         if norm.fingerprint(*norm.between(*first)) == anchor.fingerprint:
