@@ -133,7 +133,7 @@ class CodeText:
     def statements(self) -> syntax.Statements | None:
         if "statements" not in self._done:
             tree = self.tree
-            self._statements = syntax.statements(tree) if tree is not None else None
+            self._statements = syntax.Statements(tree) if tree is not None else None
             self._done.add("statements")
         return self._statements
 
@@ -171,31 +171,22 @@ def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = No
     name = anchor.symbol or anchor.within
     scopes = code.spans(name) if name else []
     statements = code.statements if anchor.syntax else None
-    if statements is not None:
-        found = _by_syntax(anchor, statements, where, scopes)
-        if found is not None:
-            return found
-        if name and not scopes:  # the definition is gone, and its code is nowhere
-            reason = f"{name} is no longer defined in {where}"
-            return Location(BROKEN, where, anchor.start, anchor.end, 0.0, reason)
-    elif anchor.symbol and scopes:
+    runs = statements.runs(anchor.syntax, scopes) if statements is not None else None
+    if runs:
+        return _found(anchor, runs, where)
+    if runs is not None and name and not scopes:  # the definition is gone, its code nowhere
+        reason = f"{name} is no longer defined in {where}"
+        return Location(BROKEN, where, anchor.start, anchor.end, 0.0, reason)
+    if runs is None and anchor.symbol and scopes:
         first = min(scopes)
         if norm.fingerprint(*norm.between(*first)) == anchor.fingerprint:
             # cited by name: the unchanged definition is where the anchor points
             return Location(OK if where == anchor.path else MOVED, where, *first, 1.0)
-    return _by_text(anchor, code, where, scopes, exact=statements is None)
+    return _by_text(anchor, code, where, scopes, exact=runs is None)
 
 
-def _by_syntax(
-    anchor: Anchor, statements: syntax.Statements, where: str, scopes: list[tuple[int, int]]
-) -> Location | None:
-    """The cited statements' trees, unchanged, nearest the old place (inside the named
-    definition when it exists); None when they are nowhere."""
-    runs = statements.runs(anchor.syntax)
-    if scopes:
-        runs = [r for r in runs if any(low <= r[0] and r[1] <= high for low, high in scopes)]
-    if not runs:
-        return None
+def _found(anchor: Anchor, runs: list[tuple[int, int]], where: str) -> Location:
+    """The cited statements' trees, unchanged, at the run nearest the old place."""
     first, last = min(runs, key=lambda run: (abs(run[0] - anchor.start), run[0]))
     in_place = anchor.symbol is not None or (first, last) == (anchor.start, anchor.end)
     state = OK if where == anchor.path and in_place else MOVED

@@ -122,31 +122,66 @@ def record_syntax(tree: ast.Module, start: int, end: int, code_lines: Sequence[i
 
 
 class Statements:
-    """A parsed file's statements by hash, computed once however many anchors ask."""
+    """A parsed file's statements, hashed only where a search reaches: looking inside one
+    definition costs that definition, not the file."""
 
-    __slots__ = ("_lists",)
+    __slots__ = ("_hashes", "_memo", "_tree")
 
     def __init__(self, tree: ast.Module) -> None:
-        self._lists: list[tuple[list[str], list[tuple[int, int]]]] = []
-        memo: dict[int, str] = {}  # the tree is alive meanwhile: ids are not reused
-        for body in statement_lists(tree):
-            hashes = [line_hash(canonical(statement, memo)) for statement in body]
-            self._lists.append((hashes, [span(statement) for statement in body]))
+        self._tree = tree
+        self._hashes: dict[int, str] = {}  # by node id: the tree is alive meanwhile
+        self._memo: dict[int, str] = {}
 
-    def runs(self, hashes: Sequence[str]) -> list[tuple[int, int]]:
-        """(first line, last line) of every run of sibling statements with these hashes."""
-        wanted = list(hashes)
-        size = len(wanted)
+    def runs(
+        self, hashes: Sequence[str], within: Sequence[tuple[int, int]] = ()
+    ) -> list[tuple[int, int]] | None:
+        """(first line, last line) of every run of sibling statements with these hashes,
+        inside one of the `within` line ranges when given; None when the tree is too deep
+        to write out (a pathological expression: the caller judges the text instead)."""
         found: list[tuple[int, int]] = []
-        for listed, spans in self._lists:
-            for i in range(len(listed) - size + 1):
-                if listed[i] == wanted[0] and listed[i : i + size] == wanted:
-                    found.append((spans[i][0], spans[i + size - 1][1]))
+        try:
+            self._search(self._tree.body, list(hashes), within, found)
+        except RecursionError:
+            return None
         return found
 
+    def _search(
+        self,
+        body: list[ast.stmt],
+        wanted: list[str],
+        within: Sequence[tuple[int, int]],
+        found: list[tuple[int, int]],
+    ) -> None:
+        size = len(wanted)
+        spans = [span(statement) for statement in body]
+        for i, statement in enumerate(body):
+            first, last = spans[i]
+            if within and not any(low <= last and first <= high for low, high in within):
+                continue
+            fits = i + size <= len(body) and _inside(first, spans[i + size - 1][1], within)
+            if fits and all(self._hash(body[i + k]) == wanted[k] for k in range(size)):
+                found.append((first, spans[i + size - 1][1]))
+            for child in _child_lists(statement):
+                self._search(child, wanted, within, found)
 
-def statements(tree: ast.Module) -> Statements | None:
-    try:
-        return Statements(tree)
-    except RecursionError:  # a pathologically deep expression: judged on its text
-        return None
+    def _hash(self, statement: ast.stmt) -> str:
+        key = id(statement)
+        if key not in self._hashes:
+            self._hashes[key] = line_hash(canonical(statement, self._memo))
+        return self._hashes[key]
+
+
+def _inside(first: int, last: int, within: Sequence[tuple[int, int]]) -> bool:
+    return not within or any(low <= first and last <= high for low, high in within)
+
+
+def _child_lists(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists right inside a statement: bodies, branches, handlers, cases."""
+    for _, value in ast.iter_fields(statement):
+        if not isinstance(value, list) or not value:
+            continue
+        if isinstance(value[0], ast.stmt):
+            yield value
+        elif isinstance(value[0], ast.excepthandler | ast.match_case):
+            for part in value:
+                yield part.body
