@@ -1,9 +1,9 @@
 """How each anchor of a set of learnings fares now, cheaply enough for every hook.
 
-A verdict is cached in the index with the cited file's stat signature; it is
-recomputed (read the file, find the lines) only when that file changed. A file that is
-gone stays broken here unless a curation run (`anchors`, `check --stale`) found where
-git saw it renamed and cached that.
+A verdict is cached in the index with the stat signature of the file it was judged on
+(the cited file, or the one git saw it renamed to); it is recomputed (read the file, find
+the lines) only when that file changed. A file that is gone stays broken here unless a
+curation run (`anchors`, `check --stale`) found where git saw it renamed and cached that.
 """
 
 from __future__ import annotations
