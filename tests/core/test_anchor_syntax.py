@@ -66,6 +66,17 @@ def test_a_joined_backslash_continuation_alone_is_found_in_place() -> None:
     assert (found.state, found.start, found.end) == (MOVED, 5, 6)
 
 
+def test_a_function_black_shrank_inside_its_cited_range_moved_to_its_new_lines() -> None:
+    """The range still holds the same text, but the function now ends two lines earlier:
+    its lines are 4-5 (`anchors --fix` rewrites them), not 4-7."""
+    before = "x = 1\n\n\ndef f(a):\n    return g(\n        a\n    )\n\n\ny = 2\n"
+    after = "x = 1\n\n\ndef f(a):\n    return g(a)\n\n\n\n\ny = 2\n"
+    anchor = record_anchor("f.py", before, 4, 7, recorded=DAY)
+    found = locate(anchor, after)
+    assert (found.state, found.start, found.end) == (MOVED, 4, 5)
+    assert locate(anchor.moved_to("f.py", 4, 5), after).state == OK  # after the fix
+
+
 def test_two_lines_joined_into_one_match_outside_python() -> None:
     before = "const a = 1;\nsend(order,\n     retries);\nconst b = 2;\n"
     after = "const a = 1;\nsend(order, retries);\nconst b = 2;\n"

@@ -165,15 +165,19 @@ def locate(anchor: Anchor, code: CodeText | str | None, *, path: str | None = No
         code = CodeText(where, code)
     norm = code.normalised
     i, j = norm.between(anchor.start, anchor.end)
-    if i < j and norm.fingerprint(i, j) == anchor.fingerprint:
+    same_text = i < j and norm.fingerprint(i, j) == anchor.fingerprint
+    if same_text and (j - i == len(anchor.line_hashes) or not anchor.syntax):
         state = OK if where == anchor.path else MOVED
         return Location(state, where, anchor.start, anchor.end, 1.0)
+    # Same text re-wrapped over other lines: the statements' own lines say where it is now.
     name = anchor.symbol or anchor.within
     scopes = code.spans(name) if name else []
     statements = code.statements if anchor.syntax else None
     runs = statements.runs(anchor.syntax, scopes) if statements is not None else None
     if runs:
         return _found(anchor, runs, where)
+    if same_text:  # the tree could not be written out: the lines are where they were
+        return Location(OK if where == anchor.path else MOVED, where, anchor.start, anchor.end, 1.0)
     if runs is not None and name and not scopes:  # the definition is gone, its code nowhere
         reason = f"{name} is no longer defined in {where}"
         return Location(BROKEN, where, anchor.start, anchor.end, 0.0, reason)
