@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from orbit_learnings.core.anchors import syntax
 from orbit_learnings.core.anchors.fingerprint import Normalised, normalise
 from orbit_learnings.core.anchors.record import Anchor
 from orbit_learnings.core.anchors.symbols import definitions_in, enclosing_symbol, symbol_range
@@ -17,6 +16,8 @@ from orbit_learnings.core.anchors.symbols import definitions_in, enclosing_symbo
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ast
+
+    from orbit_learnings.core.anchors.syntax import Statements
 
 OK, MOVED, DRIFTED, BROKEN = "ok", "moved", "drifted", "broken"
 # Any change that survives normalisation makes an anchor drifted; the similarity says how
@@ -78,8 +79,10 @@ def record_anchor(
     i, j = norm.between(start, end)
     if i >= j:
         raise ValueError(f"{path}:{start}-{end} holds only blank lines or comments")
-    tree = syntax.parse(path, text)
-    hashes = syntax.record_syntax(tree, start, end, norm.numbers[i:j]) if tree else None
+    from orbit_learnings.core.anchors.syntax import parse, record_syntax
+
+    tree = parse(path, text)
+    hashes = record_syntax(tree, start, end, norm.numbers[i:j]) if tree else None
     return Anchor(
         path,
         start,
@@ -111,7 +114,7 @@ class CodeText:
         self.text = text
         self._normalised: Normalised | None = None
         self._tree: ast.Module | None = None
-        self._statements: syntax.Statements | None = None
+        self._statements: Statements | None = None
         self._done: set[str] = set()  # what was computed: a None result is one too
         self._definitions: dict[str, list[tuple[int, int]]] | None = None
 
@@ -125,15 +128,19 @@ class CodeText:
     def tree(self) -> ast.Module | None:
         """The syntax tree (Python only; None when the file does not parse)."""
         if "tree" not in self._done:
-            self._tree = syntax.parse(self.path, self.text)
+            from orbit_learnings.core.anchors.syntax import parse  # `ast` costs: only if asked
+
+            self._tree = parse(self.path, self.text)
             self._done.add("tree")
         return self._tree
 
     @property
-    def statements(self) -> syntax.Statements | None:
+    def statements(self) -> Statements | None:
         if "statements" not in self._done:
+            from orbit_learnings.core.anchors.syntax import Statements
+
             tree = self.tree
-            self._statements = syntax.Statements(tree) if tree is not None else None
+            self._statements = Statements(tree) if tree is not None else None
             self._done.add("statements")
         return self._statements
 
