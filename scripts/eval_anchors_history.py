@@ -118,7 +118,9 @@ def later_commits(source: Path, repo: Repo, count: int, window: int) -> list[str
     return [formatter, *dict.fromkeys(picked)]
 
 
-def pick_targets(source: Path, repo: Repo, commits: list[str], count: int) -> list[Target]:
+def pick_targets(
+    source: Path, repo: Repo, commits: list[str], count: int, seed: int
+) -> list[Target]:
     """Targets in the package at the base commit, chosen by the oracle's labels."""
     base = f"{repo.formatter}^1"
     files = git(source, "ls-tree", "-r", "--name-only", base, "--", repo.package).split()
@@ -129,7 +131,7 @@ def pick_targets(source: Path, repo: Repo, commits: list[str], count: int) -> li
             pool += candidates(path, tree)
     snapshots = [Snapshot(source, base, commit) for commit in commits]
     labels = {t: [label(t, s) for s in snapshots] for t in pool}
-    return choose(pool, labels, count, seed=36)
+    return choose(pool, labels, count, seed=seed)
 
 
 def record(work: Path, env: dict[str, str], targets: list[Target]) -> list[tuple[str, int]]:
@@ -164,10 +166,17 @@ def now_of(entry: dict[str, Any] | None) -> tuple[str, int, int] | None:
 
 
 def evaluate_repo(
-    repo: Repo, source: Path, scratch: Path, *, anchors: int, commits: int, window: int
+    repo: Repo,
+    source: Path,
+    scratch: Path,
+    *,
+    anchors: int,
+    commits: int,
+    window: int,
+    seed: int = 36,
 ) -> list[Observation]:
     later = later_commits(source, repo, commits, window)
-    targets = pick_targets(source, repo, later, anchors)
+    targets = pick_targets(source, repo, later, anchors, seed)
     work, home = scratch / repo.name.replace("/", "+"), scratch / "home"
     home.mkdir(exist_ok=True)
     env = isolated_env(home)
@@ -272,6 +281,7 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=10, help="commits judged per repository")
     parser.add_argument("--window", type=int, default=300, help="later commits to spread over")
     parser.add_argument("--repo", action="append", help="only this owner/name (repeatable)")
+    parser.add_argument("--seed", type=int, default=36, help="another seed: other anchors")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list every disagreement")
     args = parser.parse_args()
@@ -288,6 +298,7 @@ def main() -> int:
                 anchors=args.per_repo,
                 commits=args.commits,
                 window=args.window,
+                seed=args.seed,
             )
             observations += found
             per_repo[repo.name] = {
