@@ -107,8 +107,8 @@ def _covered(run: list[ast.stmt]) -> int:
 
 def record_syntax(tree: ast.Module, start: int, end: int, code_lines: Sequence[int]) -> str | None:
     """The hashes an anchor on lines start..end records: one per statement of its run,
-    when the run is consecutive and holds every code line cited (`code_lines`); else None,
-    and the anchor is judged on its text alone."""
+    when the run holds every code line cited (`code_lines`); else None, and the anchor
+    is judged on its text alone (a range that cuts a statement in half)."""
     run = cited_run(tree, start, end)
     if run is None:
         return None
