@@ -3,6 +3,7 @@
 
     python scripts/bench_anchors.py                  # 1,000 learnings, 20 % anchored
     python scripts/bench_anchors.py --count 1000 --share 0.2 --repeats 15 --json
+    python scripts/bench_anchors.py --renamed 100   # only: `anchors` on one renamed file
 
 Two stores built alike by scripts/benchlib's generator, one with anchors on a share of its
 learnings (each citing a function of a real code file the hot commands touch), are timed
@@ -27,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib.measure import run_process, samples_alternating
-from benchlib.store import AREAS, ORBIT, generate, read_payload
+from benchlib.store import AREAS, ORBIT, commit_all, generate, read_payload
 
 from orbit_learnings.core.anchors.locate import record_anchor
 
@@ -35,9 +36,9 @@ FUNCTIONS = 12
 HOT_FILE = "services/api/hot/handlers.py"
 
 
-def code_file(seed: int) -> str:
+def code_file(seed: int, functions: int = FUNCTIONS) -> str:
     parts = ['"""Handlers."""\n']
-    for n in range(FUNCTIONS):
+    for n in range(functions):
         parts.append(
             f"\n\ndef handle_{seed}_{n}(request, retries={n}):\n"
             f"    payload = request.json()\n"
@@ -80,6 +81,57 @@ def build(root: Path, count: int, share: float) -> list[str]:
     return anchored
 
 
+def renamed_file(root: Path, count: int, repeats: int) -> dict[str, float]:
+    """Milliseconds of `anchors --json` after the cited file was renamed: the first run,
+    then the median of the next `repeats`."""
+    generate(root, count)
+    text = code_file(0, count)
+    for n in range(count):
+        start, end = function_lines(n)
+        anchor = record_anchor(HOT_FILE, text, start, end, recorded="2026-10-02")
+        cited = anchor.to_dict()
+        with (root / ".orbit/learnings" / f"L-{n + 1:04d}" / "learning.yaml").open("a") as handle:
+            handle.write("anchors:\n  - " + "\n    ".join(f"{k}: '{v}'" for k, v in cited.items()))
+            handle.write("\n")
+    (root / HOT_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (root / HOT_FILE).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    commit_all(root, "code and learnings")
+    subprocess.run(["git", "mv", HOT_FILE, "services/api/hot/routes.py"], cwd=root, check=True)
+    commit_all(root, "rename")
+    argv = [str(ORBIT), "learning", "anchors", "--json"]
+    timings: list[float] = []
+    inside: list[float] = []
+    for _ in range(repeats + 1):
+        began = time.perf_counter()
+        run_process(argv, root)
+        timings.append((time.perf_counter() - began) * 1000)
+        inside.append(report_ms(root))
+    return {
+        "anchors --json, first run (judged)": round(timings[0], 1),
+        "anchors --json, next runs (cached)": median(timings[1:]),
+        "anchor_report alone, next runs": median(inside),
+    }
+
+
+REPORT_ONLY = (
+    "import time\n"
+    "from orbit_learnings.curation.anchors.report import anchor_report\n"
+    "from orbit_learnings.store.workspace import Workspace\n"
+    "start = time.perf_counter()\n"
+    "anchor_report(Workspace('.'))\n"
+    "print((time.perf_counter() - start) * 1000)\n"
+)
+
+
+def report_ms(root: Path) -> float:
+    """The anchors' own cost in one run, without the process start-up and imports."""
+    done = subprocess.run(
+        [sys.executable, "-c", REPORT_ONLY], cwd=root, capture_output=True, text=True, check=True
+    )
+    return float(done.stdout.strip())
+
+
 def commands(root: Path) -> dict[str, tuple[list[str], str | None]]:
     payload = read_payload(root, HOT_FILE, session="")
     orbit = str(ORBIT)
@@ -100,7 +152,13 @@ def main() -> int:
     parser.add_argument("--share", type=float, default=0.2)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--renamed", type=int, default=0, help="only the renamed-file case")
     args = parser.parse_args()
+    if args.renamed:
+        with tempfile.TemporaryDirectory() as tmp:
+            found = renamed_file(Path(tmp), args.renamed, min(args.repeats, 5))
+        print(json.dumps(found, indent=2) if args.json else found)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         plain, anchored_root = Path(tmp, "plain"), Path(tmp, "anchored")
         build(plain, args.count, 0.0)

@@ -1,16 +1,16 @@
 """How each anchor of a set of learnings fares now, cheaply enough for every hook.
 
-A verdict is cached in the index with the cited file's stat signature; it is
-recomputed (read the file, find the lines) only when that file changed. A file that is
-gone stays broken here unless a curation run (`anchors`, `check --stale`) found where
-git saw it renamed and cached that.
+A verdict is cached in the index with the stat signature of the file it was judged on
+(the cited file, or the one git saw it renamed to); it is recomputed (read the file, find
+the lines) only when that file changed. A file that is gone stays broken here unless a
+curation run (`anchors`, `check --stale`) found where git saw it renamed and cached that.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from orbit_learnings.core.anchors.locate import BROKEN, DRIFTED, CodeText, Location, locate
 from orbit_learnings.core.anchors.record import Anchor
@@ -69,24 +69,41 @@ def cited_signature(ws: Workspace, path: str) -> tuple[str, str]:
 def states_for(
     ws: Workspace, conn: sqlite3.Connection, ids: Sequence[str] | None = None
 ) -> list[AnchorState]:
-    """Every anchor of `ids` (of the whole store when None), recomputing stale verdicts."""
+    """Every anchor of `ids` (of the whole store when None), recomputing stale verdicts.
+
+    A verdict holds while the file it was judged on is unchanged: the cited file, or the
+    one git saw it renamed to (then the cited path must still be gone). A renamed file
+    that changed is judged again where it is; one that is gone too leaves the anchor broken."""
     states: list[AnchorState] = []
     verdicts: list[Verdict] = []
     files: dict[str, CodeText | None] = {}  # each changed file read and parsed once
     signatures: dict[str, tuple[str, str]] = {}
+
+    def signature(path: str) -> tuple[str, str]:  # many anchors cite one file: one stat
+        if path not in signatures:
+            signatures[path] = cited_signature(ws, path)
+        return signatures[path]
+
     for row in anchor_rows(conn, ids):
         anchor = Anchor.stored(row.recorded)
-        if anchor.path not in signatures:  # many anchors cite one file: one stat for all
-            signatures[anchor.path] = cited_signature(ws, anchor.path)
-        current, storable = signatures[anchor.path]
-        cached = _cached(row) if row.file_signature == current else None
-        location = cached or locate(anchor, _code(ws, anchor.path, files))
+        judged = _judged_path(row, anchor.path, signature)
+        cached = _cached(row) if row.file_signature == signature(judged)[0] else None
+        location = cached or locate(anchor, _code(ws, judged, files))
         state = AnchorState(row.learning_id, row.position, anchor, location)
         if cached is None:
-            verdicts.append(_verdict(storable, state))
+            verdicts.append(_verdict(signature(location.path)[1], state))
         states.append(state)
     save_verdicts(conn, verdicts)
     return states
+
+
+def _judged_path(row: AnchorRow, cited: str, signature: Callable[[str], tuple[str, str]]) -> str:
+    """The file the cached verdict was reached on: the renamed file when the verdict found
+    the lines there and the cited path is still gone, else the cited path."""
+    now = row.now_path
+    if row.state in (None, BROKEN) or not now or now == cited:
+        return cited
+    return now if signature(cited)[0] == MISSING else cited
 
 
 def _code(ws: Workspace, path: str, files: dict[str, CodeText | None]) -> CodeText | None:
@@ -122,9 +139,11 @@ def _verdict(signature: str, state: AnchorState) -> Verdict:
     )
 
 
-def cache_verdict(conn: sqlite3.Connection, ws: Workspace, state: AnchorState) -> None:
-    """Keep a verdict found with more help than a hook has (git's rename detection)."""
-    save_verdicts(conn, [_verdict(cited_signature(ws, state.anchor.path)[1], state)])
+def cache_verdicts(conn: sqlite3.Connection, ws: Workspace, states: Sequence[AnchorState]) -> None:
+    """Keep verdicts found with more help than a hook has (git's rename detection), each
+    with the signature of the file it was reached on: when that file changes or goes,
+    the verdict is judged again."""
+    save_verdicts(conn, [_verdict(cited_signature(ws, s.location.path)[1], s) for s in states])
 
 
 def judge_hits(ws: Workspace, hits: list[Hit], *, include_stale: bool = False) -> list[Hit]:

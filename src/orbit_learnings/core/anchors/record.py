@@ -16,7 +16,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-ANCHOR_KEYS = ("path", "lines", "symbol", "within", "recorded", "fingerprint", "line_hashes")
+ANCHOR_KEYS = (
+    "path",
+    "lines",
+    "symbol",
+    "within",
+    "recorded",
+    "fingerprint",
+    "line_hashes",
+    "syntax",
+)
 MAX_ANCHOR_LINES = 300  # cite the function, not the file: longer ranges are refused
 _LINES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 _HASH = re.compile(r"^[0-9a-f]{8}$")
@@ -51,6 +60,7 @@ class Anchor:
         "recorded",
         "start",
         "symbol",
+        "syntax",
         "within",
     )
 
@@ -65,6 +75,7 @@ class Anchor:
         recorded: str,
         symbol: str | None = None,
         within: str | None = None,
+        syntax: tuple[str, ...] = (),
     ) -> None:
         self.path = path
         self.start = start
@@ -74,6 +85,7 @@ class Anchor:
         self.recorded = recorded
         self.symbol = symbol  # cited by name (`path::Name`): the definition wherever it is
         self.within = within  # the definition around cited lines: rewritten is not deleted
+        self.syntax = syntax  # Python: one hash per cited statement's tree (see syntax.py)
 
     @property
     def lines(self) -> str:
@@ -93,6 +105,8 @@ class Anchor:
         data["recorded"] = self.recorded
         data["fingerprint"] = self.fingerprint
         data["line_hashes"] = " ".join(self.line_hashes)
+        if self.syntax:
+            data["syntax"] = " ".join(self.syntax)
         return data
 
     @classmethod
@@ -109,6 +123,7 @@ class Anchor:
             recorded=data["recorded"],
             symbol=data.get("symbol"),
             within=data.get("within"),
+            syntax=tuple(str(data.get("syntax") or "").split()),
         )
 
     def moved_to(self, path: str, start: int, end: int) -> Anchor:
@@ -122,6 +137,7 @@ class Anchor:
             recorded=self.recorded,
             symbol=self.symbol,
             within=self.within,
+            syntax=self.syntax,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -193,17 +209,10 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
     fingerprint = data.get("fingerprint")
     if not isinstance(fingerprint, str) or not _FINGERPRINT.match(fingerprint):
         problems.append(("fingerprint", f"{where}.fingerprint must be 16 hex digits"))
-    hashes = data.get("line_hashes", "")
-    hash_list = tuple(str(hashes).split()) if isinstance(hashes, str) else ()
-    if not isinstance(hashes, str) or not all(_HASH.match(h) for h in hash_list):
-        problems.append(("line_hashes", f"{where}.line_hashes must be 8-hex-digit hashes"))
-    elif len(hash_list) > MAX_ANCHOR_LINES:  # one a cited line, and an anchor cites no more
-        problems.append(
-            (
-                "line_hashes",
-                f"{where}.line_hashes holds {len(hash_list)} hashes; at most {MAX_ANCHOR_LINES}",
-            )
-        )
+    hash_list = _hash_list(
+        data.get("line_hashes", ""), f"{where}.line_hashes", problems, key="line_hashes"
+    )
+    syntax = _hash_list(data.get("syntax", ""), f"{where}.syntax", problems, key="syntax")
     recorded = data.get("recorded")
     if isinstance(recorded, date):
         recorded = recorded.isoformat()  # YAML reads an unquoted 2026-10-02 as a date
@@ -225,6 +234,19 @@ def anchor_from_mapping(data: Any, where: str) -> tuple[Anchor | None, list[tupl
             recorded=str(recorded),
             symbol=symbol,
             within=within,
+            syntax=syntax,
         ),
         [],
     )
+
+
+def _hash_list(
+    value: Any, where: str, problems: list[tuple[str, str]], *, key: str
+) -> tuple[str, ...]:
+    """Space-separated 8-hex-digit hashes, at most one a cited line; a problem otherwise."""
+    hashes = tuple(value.split()) if isinstance(value, str) else ()
+    if not isinstance(value, str) or not all(_HASH.match(h) for h in hashes):
+        problems.append((key, f"{where} must be 8-hex-digit hashes"))
+    elif len(hashes) > MAX_ANCHOR_LINES:
+        problems.append((key, f"{where} holds {len(hashes)} hashes; at most {MAX_ANCHOR_LINES}"))
+    return hashes

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ast
+
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
@@ -16,8 +20,15 @@ def _definitions(text: str) -> Iterator[tuple[str, int, int]]:
 
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):  # a file mid-edit, or one with NUL bytes
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # mid-edit, NUL bytes
         return
+    yield from definitions_in(tree)
+
+
+def definitions_in(tree: ast.AST) -> Iterator[tuple[str, int, int]]:
+    """`_definitions` of a tree already parsed."""
+    import ast
+
     stack: list[tuple[str, ast.AST]] = [("", tree)]
     while stack:
         prefix, node = stack.pop()

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from orbit_learnings.core.anchors.locate import MOVED
+from orbit_learnings.core.anchors.locate import MOVED, OK, CodeText, locate
 from orbit_learnings.core.model import Learning
 from orbit_learnings.retrieval.anchors import AnchorState
 from orbit_learnings.store import bundles
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.workspace import Workspace, read_workspace_text
 
 
 class Move:
@@ -40,17 +40,33 @@ def planned_moves(states: Sequence[AnchorState]) -> list[Move]:
 
 
 def apply_moves(ws: Workspace, states: Sequence[AnchorState]) -> list[Move]:
-    """Rewrite each learning's moved anchors in one in-place edit per learning."""
+    """Rewrite each learning's moved anchors in one in-place edit per learning. Each move
+    is checked again on the file as it is now, so a stale verdict (the file changed or
+    went since it was judged) never points an anchor at lines that are not there."""
     done: list[Move] = []
     by_learning: dict[str, list[AnchorState]] = {}
+    files: dict[str, CodeText | None] = {}
     for state in states:
-        if state.state == MOVED:
+        if state.state == MOVED and _still_there(ws, state, files):
             by_learning.setdefault(state.learning_id, []).append(state)
     for learning_id, moved in by_learning.items():
         applied: list[AnchorState] = []
         bundles.update_with(ws, learning_id, partial(_moved, moved=moved, applied=applied))
         done += planned_moves(applied)
     return done
+
+
+def _still_there(ws: Workspace, state: AnchorState, files: dict[str, CodeText | None]) -> bool:
+    """Whether the anchor's lines are, today, exactly where the verdict says they went."""
+    where = state.location
+    if where.path not in files:
+        text = read_workspace_text(ws, where.path)
+        files[where.path] = None if text is None else CodeText(where.path, text)
+    code = files[where.path]
+    if code is None:
+        return False
+    now = locate(state.anchor, code)
+    return now.state in (OK, MOVED) and (now.start, now.end) == (where.start, where.end)
 
 
 def _moved(
