@@ -22,6 +22,7 @@ from orbit_learnings.cli.commands import (
     exchange,
     hooks,
     maintenance,
+    org,
     push,
     records,
     search,
@@ -53,6 +54,7 @@ def _group(help_text: str) -> typer.Typer:
 learning_app = _group("Add, find and curate project learnings.")
 drafts_app = _group("Review drafts proposed by `orbit learning extract`.")
 hook_app = _group("Agent hooks (they never block the agent: always exit 0).")
+org_app = _group("The org level: learnings shared by many repositories through one git repository.")
 hooks_app = _group(
     "Install or remove hooks: git (default) or an agent's (claude-code, or --claude)."
 )
@@ -91,6 +93,10 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (drafts_app, "show", authoring.drafts_show_command),
     (drafts_app, "accept", authoring.drafts_accept_command),
     (drafts_app, "reject", authoring.drafts_reject_command),
+    (org_app, "init", org.init_command),
+    (org_app, "subscribe", org.subscribe_command),
+    (org_app, "fetch", org.fetch_command),
+    (org_app, "update", org.update_command),
     (hooks_app, "install", hooks.hooks_install_command),
     (hooks_app, "uninstall", hooks.hooks_uninstall_command),
     (app, "mcp", serve.mcp_command),
@@ -112,6 +118,7 @@ app.add_typer(learning_app, name="learning")
 learning_app.add_typer(drafts_app, name="drafts")
 app.add_typer(hook_app, name="hook")
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(org_app, name="org")
 
 
 def _version(*, value: bool) -> None:

@@ -2,7 +2,8 @@
 
 An ID is a level's prefix, a dash, and either a sequential number (`L-0042`) or a
 random Crockford base-32 name with at least one letter (`L-7KQ2M9XD`). The prefix
-says which store holds it: `L-` the project's, `U-` the personal one. Adding a
+says which store holds it: `L-` the project's, `U-` the personal one, `O-` the
+organisation's (a shared repository the project subscribes to, `orbit org`). Adding a
 level means adding a line to `PREFIXES`; every pattern below follows.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-PREFIXES = {"project": "L", "user": "U"}  # level -> ID prefix
+PREFIXES = {"project": "L", "user": "U", "org": "O"}  # level -> ID prefix
 LEVEL_OF_PREFIX = {prefix: level for level, prefix in PREFIXES.items()}
 LEVEL_CHOICES = (*PREFIXES, "all")
 

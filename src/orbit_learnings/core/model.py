@@ -32,7 +32,7 @@ KNOWN_KEYS = (
     "priority",
     "anchors",
 )
-SCOPE_KEYS = ("paths", "tags")
+SCOPE_KEYS = ("paths", "tags", "repos")
 EVIDENCE_KEYS = ("kind", "ref")
 # Keys under this prefix are the reader's own (a team's tooling, a newer orbit's experiment):
 # kept byte for byte and never reported. Any other unknown key is a typo until proven otherwise.
@@ -78,6 +78,7 @@ class Learning:
     priority: int = 0
     anchors: tuple[Anchor, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    repos: tuple[str, ...] = ()  # scope.repos: the repositories an org learning applies in
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,7 +88,8 @@ class Learning:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "created_by": self.created_by,
-            "scope": {"paths": list(self.paths), "tags": list(self.tags)},
+            "scope": {"paths": list(self.paths), "tags": list(self.tags)}
+            | ({"repos": list(self.repos)} if self.repos else {}),
             "summary": self.summary,
             "body": self.body,
             "evidence": [e.to_dict() for e in self.evidence],
@@ -155,6 +157,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         )
     anchors = checker.anchors(data.get("anchors"))
     paths, tags = checker.scope(data.get("scope"), anchored=bool(data.get("anchors")))
+    repos = checker.repos(data.get("scope"))
     evidence = checker.evidence(data.get("evidence"))
     priority = checker.priority(data.get("priority", 0))
     supersedes = checker.link(data, "supersedes")
@@ -178,6 +181,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         superseded_by=superseded_by,
         priority=priority,
         anchors=anchors,
+        repos=repos,
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
     )
 
@@ -256,6 +260,21 @@ class _Checker:
         if not paths and not tags and not anchored:
             self.add(("scope",), "scope needs at least one path glob or tag")
         return paths, tags
+
+    def repos(self, scope: Any) -> tuple[str, ...]:
+        """`scope.repos`: repository-name globs; one that is not a glob is refused."""
+        if not isinstance(scope, Mapping):
+            return ()
+        from orbit_learnings.core.scope import repo_glob_problem
+
+        globs = self.string_list(scope, "repos")
+        for position, glob in enumerate(globs):
+            problem = repo_glob_problem(glob)
+            if problem:
+                self.add(
+                    ("scope", "repos", position), f"scope.repos[{position}] {glob!r} {problem}"
+                )
+        return globs
 
     def string_list(self, scope: Mapping[str, Any], key: str) -> tuple[str, ...]:
         values = scope.get(key) or []

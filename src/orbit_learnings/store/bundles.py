@@ -353,6 +353,20 @@ def supersede(ws: Workspace, old_id: str, new_id: str) -> tuple[Learning, Learni
     return old, new
 
 
+def supersede_from_elsewhere(ws: Workspace, old: Learning, new_id: str) -> Learning:
+    """Replace a learning of another store (an org learning) with one of this store: only
+    this store's file changes (`supersedes: O-0012`), which hides the other one here."""
+    with store_lock(ws):
+        new = read_learning(ws, new_id)
+        if new.status != "active":
+            raise OrbitError(f"{new.id} is {new.status}; only an active learning can supersede")
+        if new.supersedes == old.id:
+            raise OrbitError(f"{old.id} is already superseded by {new.id} here")
+        if new.supersedes is not None:
+            raise OrbitError(f"{new.id} already supersedes {new.supersedes}")
+        return _edit(ws, new_id, [Edit(("supersedes",), old.id, "evidence")])
+
+
 def archive_learning(ws: Workspace, learning_id: str) -> Learning:
     """Retire a learning without deleting it: excluded from lists, search and injection."""
     return set_status(ws, learning_id, "archived", from_statuses=ids.STATUSES)
