@@ -15,7 +15,8 @@ from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
 SCHEMA_VERSION = 1
-EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file", "session")  # session: capture
+# session: capture; learning: where a promoted org learning came from (`payments-api:L-0042`)
+EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file", "session", "learning")
 KNOWN_KEYS = (
     "id",
     "schemaVersion",

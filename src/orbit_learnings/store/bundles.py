@@ -367,6 +367,17 @@ def supersede_from_elsewhere(ws: Workspace, old: Learning, new_id: str) -> Learn
         return _edit(ws, new_id, [Edit(("supersedes",), old.id, "evidence")])
 
 
+def mark_replaced(ws: Workspace, learning_id: str, other_id: str) -> Learning | None:
+    """Mark an active learning superseded by one of another store (its promoted org
+    copy); None when it is not active here or is already linked."""
+    with store_lock(ws):
+        current = read_learning(ws, learning_id)
+        if current.status != "active" or current.superseded_by is not None:
+            return None
+        edits = [Edit(("status",), "superseded"), Edit(("superseded_by",), other_id, "supersedes")]
+        return _edit(ws, learning_id, edits)
+
+
 def archive_learning(ws: Workspace, learning_id: str) -> Learning:
     """Retire a learning without deleting it: excluded from lists, search and injection."""
     return set_status(ws, learning_id, "archived", from_statuses=ids.STATUSES)

@@ -203,3 +203,48 @@ def test_hooks_and_inject_show_org_learnings_with_their_level_and_half_the_slots
         run_entry("orbit hook claude-code", payload, org.web, env=None), "PostToolUse"
     )
     assert any(i in context for i in org_ids) and "(org; scope src/app.py" in context
+
+
+def test_promote_then_update_brings_it_in_and_supersedes_the_project_copy(org: Org) -> None:
+    _subscribed(org, "Use the money type for amounts")
+    added = org.run(
+        org.web, "learning", "add", "-s", "Retry webhooks", "-p", "src/**", "-e", "pr=17"
+    )
+    local = added[1].strip()
+    code, out, err = org.run(org.web, "learning", "promote", local, "--to", "org")
+    assert code == 0, err
+    assert f"promote/{local}" in out and "O-0002" in out and "git --git-dir" in out
+    assert git(org.remote, "branch", "--list", f"promote/{local}") == ""  # not pushed yet
+    code, out, err = org.run(org.web, "learning", "promote", local, "--to", "org", "--push")
+    assert code == 0, err
+    shown = git(org.remote, "show", f"promote/{local}:.orbit/learnings/O-0002/learning.yaml")
+    assert "id: O-0002" in shown and f"ref: web:{local}" in shown and "kind: pr" in shown
+    git(org.source, "fetch", "-q", "origin")  # the org reviews and merges it
+    git(org.source, "merge", "-q", "--ff-only", f"origin/promote/{local}")
+    git(org.source, "push", "-q", "origin", "HEAD:main")
+    code, out, err = org.run(org.web, "org", "update")
+    assert code == 0, err
+    assert f"{local} is now superseded by O-0002" in out
+    record = (org.web / ".orbit" / "learnings" / local / "learning.yaml").read_text()
+    assert "status: superseded" in record and "superseded_by: O-0002" in record
+    assert "O-0002" in _ids(org, org.web, "--path", "src/app.py")
+    assert local not in _ids(org, org.web, "--path", "src/app.py")
+
+
+def test_org_check_lists_learnings_no_subscriber_needs_and_exits_1(org: Org) -> None:
+    used = org.add("-s", "Python code uses the money type", "-p", "src/**/*.py")
+    unused = org.add("-s", "Terraform modules pin providers", "-p", "**/*.tf")
+    elsewhere = org.add("-s", "Payments code retries", "-p", "src/**")
+    org.scope_repos(elsewhere, "payments-*")
+    tagged = org.add("-s", "Security review flags eval", "-t", "security")
+    code, out, err = org.run(org.source, "org", "check", str(org.web))
+    assert code == 1, err
+    listed = {line.split("\t")[0] for line in out.splitlines()}
+    assert listed == {unused, elsewhere}  # payments-only, and web is not payments
+    assert used not in listed and tagged not in listed
+    code, out, err = org.run(org.source, "org", "check", str(org.web), str(org.payments))
+    assert code == 1 and {line.split("\t")[0] for line in out.splitlines()} == {unused}
+    (org.payments / "infra.tf").write_text("terraform {}\n")
+    git(org.payments, "add", "infra.tf")
+    code, out, _ = org.run(org.source, "org", "check", str(org.web), str(org.payments))
+    assert code == 0 and "Every org learning matches" in out

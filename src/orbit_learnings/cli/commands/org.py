@@ -226,8 +226,106 @@ def update_command(
             " (force-pushed?); `orbit org update --force` moves the pin anyway"
         )
     count = _pin(ws, new)
+    from orbit_learnings.store.org.pin import tree_dir
+
+    for local, org_id in adopt_promotions(ws, Workspace(tree_dir(new), level="org")):
+        info(f"{local} is now superseded by {org_id}, its promoted org copy.")
     was = f" from {old.short}" if old is not None else ""
     info(
         f"Pinned {url} ({branch}){was} to {new.short}: {count} org learning(s)."
         " Commit .orbit/org.lock."
     )
+
+
+def promote_command(
+    learning_id: Annotated[str, typer.Argument(metavar="ID", help="The project learning.")],
+    *,
+    to: Annotated[str, typer.Option("--to", help="Where to promote it: org.")] = "org",
+    push: Annotated[bool, typer.Option("--push", help="Push the promotion branch too.")] = False,
+) -> None:
+    """Propose a project learning to the org: a `promote/ID` branch of the org repository.
+
+    \b
+    Example:
+      orbit learning promote L-0042 --to org
+    """
+    import shlex
+
+    from orbit_learnings.store import bundles
+    from orbit_learnings.store.org import cache, promote
+    from orbit_learnings.store.org.pin import repo_name
+
+    if to != "org":
+        raise UsageError(f"--to {to!r}: a learning can be promoted to org only")
+    ws = STATE.workspace()
+    learning = bundles.read_learning(ws, learning_id.strip())
+    if learning.status != "active":
+        raise OrbitError(f"{learning.id} is {learning.status}; only an active learning is promoted")
+    url, branch = _subscription(ws)
+    if cache.fetch(url, branch).gone:
+        raise OrbitError(f"the branch {branch!r} is gone from {url}; nothing to promote onto")
+    text = bundles.learning_file(ws, learning.id).read_text(encoding="utf-8")
+    evidence = [e.to_dict() for e in learning.evidence]
+    ref = f"{repo_name(ws)}:{learning.id}"
+    name, new_id, commit = promote.commit_promotion(
+        url, branch, learning.id, lambda new: promote.promoted_text(text, new, evidence, ref)
+    )
+    command = promote.push_command(url, name)
+    info(f"{learning.id} is {new_id} on the branch {name} of the org clone ({commit[:12]}).")
+    if push:
+        cache.git(command[1:])
+        info(f"Pushed {name} to {url}: open a review there; `orbit org update` brings it in.")
+    else:
+        info(f"Publish it for review with:\n  {shlex.join(command)}")
+
+
+def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
+    """Project learnings the org now holds (promoted from here, as their evidence says),
+    marked superseded by their org copy: (project ID, org ID) of each one marked."""
+    from orbit_learnings.core.errors import NotFound
+    from orbit_learnings.index.build import open_fresh
+    from orbit_learnings.index.reads import evidence_of_active
+    from orbit_learnings.store import bundles
+    from orbit_learnings.store.org.pin import repo_name
+
+    mine = repo_name(ws) + ":"
+    with open_fresh(org) as index:
+        rows = evidence_of_active(index.conn)
+    marked = []
+    for org_id, _, evidence in rows:
+        for item in evidence:
+            ref = str(item.get("ref", ""))
+            if item.get("kind") == "learning" and ref.startswith(mine):
+                try:
+                    if bundles.mark_replaced(ws, ref.removeprefix(mine), org_id):
+                        marked.append((ref.removeprefix(mine), org_id))
+                except NotFound:
+                    continue
+    return marked
+
+
+def check_command(
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH...", help="Checkouts of subscribing repositories.")
+    ],
+) -> None:
+    """In the org repository's CI: exit 1 listing org learnings whose scope matches no file
+    in any subscriber checkout where it applies.
+
+    \b
+    Example:
+      orbit org check ../payments-api ../web
+    """
+    from orbit_learnings.cli.output import render_rows
+    from orbit_learnings.curation.orgcheck import Checkout, unmatched
+
+    ws = STATE.workspace()
+    checkouts = [Checkout(path) for path in paths]
+    found = unmatched(ws, checkouts)
+    names = ", ".join(c.name for c in checkouts)
+    if not found:
+        info(f"Every org learning matches a file in {names}.")
+        return
+    render_rows(["ID", "Summary"], [[i, s] for i, s in found])
+    warn(f"{len(found)} org learning(s) match no file in {names}")
+    raise typer.Exit(1)

@@ -30,10 +30,21 @@ _LEARNINGS = f"{ORBIT_DIR}/{LEARNINGS_DIR}/"
 
 
 def git(
-    args: list[str], *, cwd: str | None = None, check: bool = True, stdin: bytes | None = None
+    args: list[str],
+    *,
+    cwd: str | None = None,
+    check: bool = True,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git without prompts, hooks or the user's pager; a failure is one OrbitError."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+    env = {
+        **os.environ,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "true",
+        "LC_ALL": "C",
+        **(env or {}),
+    }
     try:
         done = subprocess.run(
             ["git", "-c", "core.hooksPath=/dev/null", *args],
