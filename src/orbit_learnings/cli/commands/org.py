@@ -71,6 +71,8 @@ def subscribe_command(
     from orbit_learnings.store.org import cache
     from orbit_learnings.store.org.pin import Pin
 
+    if url.startswith("-") or not url.strip():
+        raise UsageError(f"{url!r} is not a repository URL")
     ws = STATE.workspace()
     current = config.org_subscription(ws)
     if current is not None and current[0] != url:
@@ -97,7 +99,7 @@ def _default_branch(url: str) -> str:
     """The branch the remote's HEAD names, else `main`."""
     from orbit_learnings.store.org.cache import git
 
-    done = git(["ls-remote", "--symref", url, "HEAD"], check=False)
+    done = git(["ls-remote", "--symref", "--", url, "HEAD"], check=False)
     for line in done.stdout.decode(errors="replace").splitlines():
         if line.startswith("ref: refs/heads/"):
             return line.removeprefix("ref: refs/heads/").split("\t")[0].strip()
