@@ -121,7 +121,6 @@ def test_offline_reads_use_the_cache_and_a_missing_cache_is_one_hint(org: Org) -
     first = org.add("-s", "Use the money type for amounts", "-p", "**/*.py")
     org.publish()
     assert org.run(org.web, "org", "subscribe", str(org.remote))[0] == 0
-    local = org.add  # noqa: F841
     org.remote.rename(org.remote.with_name("gone.git"))  # offline: the remote is unreachable
     assert _ids(org, org.web, "--path", "src/app.py") == [first]
     code, _, err = org.run(org.web, "org", "fetch")
@@ -135,6 +134,10 @@ def test_offline_reads_use_the_cache_and_a_missing_cache_is_one_hint(org: Org) -
     assert [h["id"] for h in _hits(out)] == [project]
     hints = [line for line in err.splitlines() if "org fetch" in line]
     assert len(hints) == 1 and len(err.splitlines()) == 1
+    org.remote.with_name("gone.git").rename(org.remote)  # back online: fetch brings the pin
+    code, _, err = org.run(org.web, "org", "fetch", "--quiet")
+    assert code == 0, err
+    assert _ids(org, org.web, "--path", "src/app.py") == sorted([first, project])
 
 
 def _subscribed(org: Org, *summaries: str, glob: str = "**/*.py", priority: int = 0) -> list[str]:
