@@ -251,3 +251,45 @@ def test_org_check_lists_learnings_no_subscriber_needs_and_exits_1(org: Org) -> 
     git(org.payments, "add", "infra.tf")
     code, out, _ = org.run(org.source, "org", "check", str(org.web), str(org.payments))
     assert code == 0 and "Every org learning matches" in out
+
+
+def test_the_hook_reading_org_learnings_imports_nothing_heavy_and_never_runs_git(
+    org: Org,
+) -> None:
+    """The org level on the hot path: the pin is read line by line, the cache folder
+    named without hashlib, `repo_name` read without YAML, and no git process started."""
+    import subprocess
+    import sys
+
+    from tests.e2e.test_processes import heavy_beyond_the_floor
+    from tests.testing import wait_until_settled
+
+    scoped = org.add("-s", "Payments code retries", "-p", "src/**")
+    org.scope_repos(scoped, "payments-*")
+    _subscribed(org, "Use the money type for amounts")
+    config = org.web / ".orbit" / "config.yaml"
+    config.write_text(config.read_text() + "repo_name: payments-web  # scope.repos\n")
+    for store in (org.web, next(org.cache.glob("*/trees/*"))):
+        wait_until_settled(store)  # else the first read re-reads racy files, parsing YAML
+    assert org.run(org.web, "learning", "list")[0] == 0  # the indexes, warm
+    payload = json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "session_id": "budget",
+            "cwd": str(org.web),
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(org.web / "src" / "app.py")},
+        }
+    )
+    code = (
+        "import io, sys; sys.stdin = io.StringIO(sys.argv[1]); "
+        "from orbit_learnings.entry import main; main(['hook', 'claude-code']); "
+        "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, payload], cwd=org.web, capture_output=True, text=True
+    )
+    assert scoped in proc.stdout and "(org; scope src/**" in proc.stdout
+    loaded = {m.split(".")[0] for m in proc.stderr.rsplit("MODULES ", 1)[1].split()}
+    budget = heavy_beyond_the_floor() | {"hashlib", "platformdirs", "subprocess"}
+    assert not loaded & budget, sorted(loaded & budget)  # no subprocess: git never ran

@@ -105,12 +105,17 @@ def cache_root() -> str:
 
 def checkout_dir(url: str) -> str:
     """One folder per org repository URL: a readable name plus a hash of the URL."""
-    import hashlib
-
     tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
     slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in tail)[:40].strip(".") or "org"
-    digest = hashlib.sha1(url.encode(), usedforsecurity=False).hexdigest()[:16]
-    return os.path.join(cache_root(), f"{slug}-{digest}")
+    return os.path.join(cache_root(), f"{slug}-{_fnv1a(url):016x}")
+
+
+def _fnv1a(text: str) -> int:
+    """FNV-1a, 64 bits: a folder name, not a defence; hashlib would cost a hook 20 ms."""
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogateescape"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
 
 
 def tree_dir(pin: Pin) -> str:
@@ -140,9 +145,7 @@ def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
 def repo_name(project: Workspace) -> str:
     """The name `scope.repos` globs match: `repo_name` in `.orbit/config.yaml`, else the
     last part of the `origin` URL without `.git`, else the folder's name."""
-    from orbit_learnings.store.config import configured_repo_name
-
-    named = configured_repo_name(project)
+    named = _configured_name(project)
     if named:
         return named
     url = _origin_url(project.root_dir)
@@ -179,3 +182,29 @@ def _origin_url(root: str) -> str | None:
         elif inside and text.partition("=")[0].strip().lower() == "url":
             return text.partition("=")[2].strip()
     return None
+
+
+def _configured_name(project: Workspace) -> str | None:
+    """`repo_name` from `.orbit/config.yaml`: a plain `repo_name: web` line is read as it
+    is, since a hook that asks must not import a YAML parser (50 ms); any other spelling of
+    the key goes through `store.config`."""
+    import re
+
+    from orbit_learnings.store.fileops import read_repo_text
+    from orbit_learnings.store.layout import CONFIG_FILE
+
+    orbit = os.path.join(project.root_dir, ORBIT_DIR)
+    try:
+        text = read_repo_text(
+            os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
+        )
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if "repo_name" not in text:
+        return None
+    plain = re.search(r"^repo_name:[ \t]*([A-Za-z0-9._-]+)[ \t]*(?:#.*)?$", text, re.MULTILINE)
+    if plain:
+        return plain.group(1)
+    from orbit_learnings.store.config import configured_repo_name
+
+    return configured_repo_name(project)
