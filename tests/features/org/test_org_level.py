@@ -293,3 +293,25 @@ def test_the_hook_reading_org_learnings_imports_nothing_heavy_and_never_runs_git
     loaded = {m.split(".")[0] for m in proc.stderr.rsplit("MODULES ", 1)[1].split()}
     budget = heavy_beyond_the_floor() | {"hashlib", "platformdirs", "subprocess"}
     assert not loaded & budget, sorted(loaded & budget)  # no subprocess: git never ran
+
+
+def test_mcp_and_the_dashboard_show_the_org_level_and_filter_by_it(org: Org) -> None:
+    from starlette.testclient import TestClient
+
+    from orbit_learnings.integrations.dashboard.app import build_app
+    from orbit_learnings.integrations.mcp.tools import LearningTools
+    from orbit_learnings.store.workspace import Workspace
+
+    (money,) = _subscribed(org, "Use the money type for amounts")
+    local = org.run(org.web, "learning", "add", "-s", "Local rule", "-p", "src/**")[1].strip()
+    tools = LearningTools(Workspace(org.web), "s1")
+    listed = tools.do_list(path="src/app.py")["learnings"]
+    assert {h["id"]: h["level"] for h in listed} == {money: "org", local: "project"}
+    assert tools.do_show(id=money)["level"] == "org"
+    client = TestClient(build_app(Workspace(org.web), "t"), base_url="http://127.0.0.1:8765")
+    auth = {"X-Orbit-Token": "t"}
+    rows = client.get("/api/learnings?level=org", headers=auth).json()
+    assert [r["id"] for r in rows["results"]] == [money]
+    rows = client.get("/api/learnings", headers=auth).json()
+    assert {r["id"] for r in rows["results"]} == {money, local}
+    assert client.get("/api/learnings?level=team", headers=auth).status_code == 400
