@@ -266,7 +266,9 @@ def promote_command(
     url, branch = _subscription(ws)
     if cache.fetch(url, branch).gone:
         raise OrbitError(f"the branch {branch!r} is gone from {url}; nothing to promote onto")
-    text = bundles.learning_file(ws, learning.id).read_text(encoding="utf-8")
+    from orbit_learnings.store.fileops import read_regular_text
+
+    text = read_regular_text(bundles.learning_file(ws, learning.id))  # no link, bounded
     evidence = [e.to_dict() for e in learning.evidence]
     ref = f"{repo_name(ws)}:{learning.id}"
     name, new_id, commit = promote.commit_promotion(
