@@ -21,9 +21,12 @@ AREAS = ["api", "billing", "engine", "web", "db", "auth", "search", "infra", "do
 TAGS = ["performance", "database", "security", "testing", "frontend", "ci", "money", "i18n"]
 
 
-def generate(root: Path, count: int, seed: int = 7, commits: Sequence[str] = ()) -> None:
+def generate(
+    root: Path, count: int, seed: int = 7, commits: Sequence[str] = (), prefix: str = "L"
+) -> None:
     """Write `count` learnings with realistic scopes straight to disk (fast, no CLI);
-    with `commits`, every third learning cites one of them as evidence."""
+    with `commits`, every third learning cites one of them as evidence; `prefix` is the
+    level's (`O` for an org store)."""
     rng = random.Random(seed)
     learnings = root / ".orbit" / "learnings"
     learnings.mkdir(parents=True)
@@ -40,7 +43,7 @@ def generate(root: Path, count: int, seed: int = 7, commits: Sequence[str] = ())
         else:
             paths = []
         tags = rng.sample(TAGS, 1 if paths else 2)
-        lid = f"L-{n:04d}"
+        lid = f"{prefix}-{n:04d}"
         folder = learnings / lid
         folder.mkdir()
         path_lines = "".join(f'    - "{p}"\n' for p in paths) or "    []\n"

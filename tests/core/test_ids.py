@@ -60,8 +60,8 @@ def test_level_of(learning_id: str, level: str) -> None:
 
 
 def test_levels_and_prefixes_agree() -> None:
-    assert ids.LEVEL_OF_PREFIX == {"L": "project", "U": "user"}
-    assert ids.LEVEL_CHOICES == ("project", "user", "all")
+    assert ids.LEVEL_OF_PREFIX == {"L": "project", "U": "user", "O": "org"}
+    assert ids.LEVEL_CHOICES == ("project", "user", "org", "all")
     assert ids.STATUS_CHOICES == ("active", "proposed", "superseded", "archived", "all")
 
 

@@ -24,6 +24,7 @@ from orbit_learnings.cli.commands import (
     exchange,
     hooks,
     maintenance,
+    org,
     push,
     records,
     search,
@@ -96,6 +97,12 @@ hook_app = _group(
     'echo \'{"tool_input": {"file_path": "src/db/x.py"}}\' |',
     "  orbit hook claude-code",
 )
+org_app = _group(
+    "The org level: learnings shared by many repositories through one git repository.",
+    "orbit org subscribe git@github.com:acme/learnings.git",
+    "orbit org fetch",
+    "orbit org update",
+)
 hooks_app = _group(
     "Install or remove hooks: git (default) or an agent's (claude-code, or --claude).",
     "orbit hooks install",
@@ -131,6 +138,7 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (learning_app, "resolve-conflict", branches.resolve_conflict_command),
     (learning_app, "renumber", branches.renumber_command),
     (learning_app, "merge-driver", branches.merge_driver_command),
+    (learning_app, "promote", org.promote_command),
     (learning_app, "extract", authoring.extract_command),
     (learning_app, "propose", authoring.propose_command),
     (learning_app, "approve", authoring.approve_command),
@@ -139,6 +147,11 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (drafts_app, "show", authoring.drafts_show_command),
     (drafts_app, "accept", authoring.drafts_accept_command),
     (drafts_app, "reject", authoring.drafts_reject_command),
+    (org_app, "init", org.init_command),
+    (org_app, "subscribe", org.subscribe_command),
+    (org_app, "fetch", org.fetch_command),
+    (org_app, "update", org.update_command),
+    (org_app, "check", org.check_command),
     (hooks_app, "install", hooks.hooks_install_command),
     (hooks_app, "uninstall", hooks.hooks_uninstall_command),
     (app, "mcp", serve.mcp_command),
@@ -160,6 +173,7 @@ app.add_typer(learning_app, name="learning")
 learning_app.add_typer(drafts_app, name="drafts")
 app.add_typer(hook_app, name="hook")
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(org_app, name="org")
 
 
 def _version(*, value: bool) -> None:

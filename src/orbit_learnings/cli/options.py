@@ -37,7 +37,7 @@ StatusOpt = Annotated[
 LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most N results.")]
 
 LevelOpt = Annotated[
-    str, typer.Option("--level", help="project, user (your personal store) or all.")
+    str, typer.Option("--level", help="project, user (your personal store), org or all.")
 ]
 
 EvidenceOpt = Annotated[

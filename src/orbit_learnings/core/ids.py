@@ -2,7 +2,8 @@
 
 An ID is a level's prefix, a dash, and either a sequential number (`L-0042`) or a
 random Crockford base-32 name with at least one letter (`L-7KQ2M9XD`). The prefix
-says which store holds it: `L-` the project's, `U-` the personal one. Adding a
+says which store holds it: `L-` the project's, `U-` the personal one, `O-` the
+organisation's (a shared repository the project subscribes to, `orbit org`). Adding a
 level means adding a line to `PREFIXES`; every pattern below follows.
 """
 
@@ -12,7 +13,7 @@ import re
 
 from orbit_learnings.core.numbers import whole_number
 
-PREFIXES = {"project": "L", "user": "U"}  # level -> ID prefix
+PREFIXES = {"project": "L", "user": "U", "org": "O"}  # level -> ID prefix
 LEVEL_OF_PREFIX = {prefix: level for level, prefix in PREFIXES.items()}
 LEVEL_CHOICES = (*PREFIXES, "all")
 

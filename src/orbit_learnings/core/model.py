@@ -15,7 +15,8 @@ from orbit_learnings.core.ids import EXAMPLE_ID, STATUSES, is_learning_id
 from orbit_learnings.core.timestamps import normalise_ts
 
 SCHEMA_VERSION = 1
-EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file", "session")  # session: capture
+# session: capture; learning: where a promoted org learning came from (`payments-api:L-0042`)
+EVIDENCE_KINDS = ("task", "commit", "pr", "issue", "url", "file", "session", "learning")
 KNOWN_KEYS = (
     "id",
     "schemaVersion",
@@ -33,7 +34,7 @@ KNOWN_KEYS = (
     "anchors",
     "archived_reason",
 )
-SCOPE_KEYS = ("paths", "tags")
+SCOPE_KEYS = ("paths", "tags", "repos")
 EVIDENCE_KEYS = ("kind", "ref")
 # Keys under this prefix are the reader's own (a team's tooling, a newer orbit's experiment):
 # kept byte for byte and never reported. Any other unknown key is a typo until proven otherwise.
@@ -80,6 +81,7 @@ class Learning:
     anchors: tuple[Anchor, ...] = ()
     archived_reason: str | None = None  # why `archive --reason` retired it
     extra: Mapping[str, Any] = field(default_factory=dict)
+    repos: tuple[str, ...] = ()  # scope.repos: the repositories an org learning applies in
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +91,8 @@ class Learning:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "created_by": self.created_by,
-            "scope": {"paths": list(self.paths), "tags": list(self.tags)},
+            "scope": {"paths": list(self.paths), "tags": list(self.tags)}
+            | ({"repos": list(self.repos)} if self.repos else {}),
             "summary": self.summary,
             "body": self.body,
             "evidence": [e.to_dict() for e in self.evidence],
@@ -133,15 +136,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
     if not isinstance(data, Mapping):
         raise SchemaError([FieldProblem((), "a learning must be a YAML mapping")])
     checker.unknown_keys(data, KNOWN_KEYS, ())
-    learning_id = checker.string(data, "id", required=True)
-    if learning_id and not is_learning_id(learning_id):
-        checker.add(("id",), f"id {learning_id!r} is not of the form {EXAMPLE_ID}")
-    if learning_id and folder_id and learning_id != folder_id:
-        checker.problems.append(
-            FieldProblem(
-                ("id",), f"id {learning_id} disagrees with its folder {folder_id}", "id-mismatch"
-            )
-        )
+    learning_id = _checked_id(checker, data, folder_id)
     if data.get("schemaVersion") != SCHEMA_VERSION:
         checker.add(("schemaVersion",), f"schemaVersion must be {SCHEMA_VERSION}")
     status = checker.string(data, "status", required=True)
@@ -160,6 +155,7 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         )
     anchors = checker.anchors(data.get("anchors"))
     paths, tags = checker.scope(data.get("scope"), anchored=bool(data.get("anchors")))
+    repos = checker.repos(data.get("scope"))
     evidence = checker.evidence(data.get("evidence"))
     priority = checker.priority(data.get("priority", 0))
     supersedes = checker.link(data, "supersedes")
@@ -185,8 +181,20 @@ def validate(data: Any, folder_id: str | None = None) -> Learning:
         priority=priority,
         anchors=anchors,
         archived_reason=archived_reason,
+        repos=repos,
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
     )
+
+
+def _checked_id(checker: _Checker, data: Mapping[str, Any], folder_id: str | None) -> str | None:
+    """The record's `id`, checked for its form and against the folder that holds it."""
+    learning_id = checker.string(data, "id", required=True)
+    if learning_id and not is_learning_id(learning_id):
+        checker.add(("id",), f"id {learning_id!r} is not of the form {EXAMPLE_ID}")
+    if learning_id and folder_id and learning_id != folder_id:
+        mismatch = f"id {learning_id} disagrees with its folder {folder_id}"
+        checker.problems.append(FieldProblem(("id",), mismatch, "id-mismatch"))
+    return learning_id
 
 
 class _Checker:
@@ -263,6 +271,21 @@ class _Checker:
         if not paths and not tags and not anchored:
             self.add(("scope",), "scope needs at least one path glob or tag")
         return paths, tags
+
+    def repos(self, scope: Any) -> tuple[str, ...]:
+        """`scope.repos`: repository-name globs; one that is not a glob is refused."""
+        if not isinstance(scope, Mapping):
+            return ()
+        from orbit_learnings.core.scope import repo_glob_problem
+
+        globs = self.string_list(scope, "repos")
+        for position, glob in enumerate(globs):
+            problem = repo_glob_problem(glob)
+            if problem:
+                self.add(
+                    ("scope", "repos", position), f"scope.repos[{position}] {glob!r} {problem}"
+                )
+        return globs
 
     def string_list(self, scope: Mapping[str, Any], key: str) -> tuple[str, ...]:
         values = scope.get(key) or []

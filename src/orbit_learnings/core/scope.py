@@ -75,3 +75,36 @@ class Scope:
 
 
 EMPTY = Scope()
+
+
+# `scope.repos`: which repositories an org learning applies in, by name (`payments-*`,
+# `web`). Shell-style globs (`*`, `?`, `[...]`), case-sensitive, over a name without
+# folders; a learning without it applies in every subscribing repository.
+MAX_REPO_GLOB_CHARS = 100
+
+
+def repo_glob_problem(glob: str) -> str | None:
+    """Why a `scope.repos` entry cannot be a repository glob, or None when it can: a name
+    holds no `/`, and an unclosed `[` (which fnmatch would quietly take as a letter) is
+    refused rather than guessed at."""
+    if len(glob) > MAX_REPO_GLOB_CHARS:
+        return f"is longer than {MAX_REPO_GLOB_CHARS} characters"
+    if "/" in glob or "\\" in glob:
+        return "names a repository, never a folder (no '/')"
+    depth = 0
+    for char in glob:
+        if char == "[":
+            depth += 1
+        elif char == "]" and depth:
+            depth -= 1
+    if depth:
+        return "has an unclosed '['"
+    return None
+
+
+def repo_matches(globs: Iterable[str], name: str) -> bool:
+    """Whether a repository called `name` is in scope (no globs: every repository)."""
+    from fnmatch import fnmatchcase
+
+    patterns = list(globs)
+    return not patterns or any(fnmatchcase(name, pattern) for pattern in patterns)

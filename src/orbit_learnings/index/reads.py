@@ -293,3 +293,22 @@ def evidence_of_active(conn: sqlite3.Connection) -> list[tuple[str, str, list[di
         " ORDER BY id"
     ).fetchall()
     return [(r["id"], r["summary"], json.loads(r["record"])["evidence"]) for r in rows]
+
+
+def repo_scoped(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Each learning that names repositories (`scope.repos`), with its globs; the partial
+    index `learnings_repos` reads only those rows."""
+    rows = conn.execute("SELECT id, repos FROM learnings_index WHERE repos IS NOT NULL")
+    return {r[0]: json.loads(r[1]) for r in rows}
+
+
+def superseded_elsewhere(conn: sqlite3.Connection, prefix: str) -> dict[str, str]:
+    """{other store's ID: this store's learning replacing it}: the `supersedes` links of
+    active learnings that point into another level (`O-0012` replaced by `L-0042` here)."""
+    rows = conn.execute(
+        "SELECT supersedes, id FROM learnings_index"
+        " WHERE supersedes IS NOT NULL AND supersedes LIKE ? AND effective_status = 'active'"
+        " ORDER BY id",
+        (prefix + "-%",),
+    )
+    return {r[0]: r[1] for r in rows}

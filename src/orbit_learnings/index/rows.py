@@ -191,7 +191,7 @@ def _insert_record(
     payload = record.to_dict()
     payload["extra"] = _jsonable(dict(record.extra))
     rowid = conn.execute(
-        "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO learnings_index VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             record.id,
             record.status,
@@ -208,6 +208,7 @@ def _insert_record(
             record.superseded_by,
             json.dumps(payload),
             len(record.anchors),
+            json.dumps(list(record.repos)) if record.repos else None,
         ),
     ).lastrowid
     conn.executemany(

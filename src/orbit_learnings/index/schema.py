@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "13"
+INDEX_SCHEMA_VERSION = "14"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,8 +31,10 @@ CREATE TABLE learnings_index (
     superseded_by TEXT,
     effective_superseded_by TEXT,
     record TEXT NOT NULL,
-    anchored INTEGER NOT NULL
+    anchored INTEGER NOT NULL,
+    repos TEXT
 );
+CREATE INDEX learnings_repos ON learnings_index(id) WHERE repos IS NOT NULL;
 CREATE INDEX learnings_active ON learnings_index(effective_status)
     WHERE effective_status = 'active';
 CREATE INDEX learnings_supersedes ON learnings_index(supersedes) WHERE supersedes IS NOT NULL;

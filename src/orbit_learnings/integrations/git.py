@@ -64,6 +64,9 @@ fi
 REFRESH_BODY = """\
 # Bring the learnings index up to date; never block a checkout, merge or rebase on it.
 orbit_cli learning refresh --quiet >/dev/null 2>&1 || true
+# A subscriber brings its pinned org learnings into the cache, in the background: a fetch
+# may wait on the network, and a checkout never waits on it. It never moves the pin.
+if [ -f .orbit/org.lock ]; then (orbit_cli org fetch --quiet >/dev/null 2>&1 &); fi
 exit $status
 """
 

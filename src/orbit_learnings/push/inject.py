@@ -64,14 +64,18 @@ class Injection:
 
 
 def hit_summary(hit: Hit) -> dict[str, object]:
-    return {
-        "id": hit.id,
-        "summary": hit.summary,
-        "tags": hit.tags,
-        "paths": hit.paths,
-        "matched_by": hit.matched_by,
-        "vote_count": hit.vote_count,
-    } | ({"note": hit.note} if hit.note else {})
+    return (
+        {
+            "id": hit.id,
+            "summary": hit.summary,
+            "tags": hit.tags,
+            "paths": hit.paths,
+            "matched_by": hit.matched_by,
+            "vote_count": hit.vote_count,
+        }
+        | ({"note": hit.note} if hit.note else {})
+        | ({"level": hit.level} if hit.level != "project" else {})
+    )
 
 
 def env_cap(name: str, default: int) -> int:
@@ -162,8 +166,9 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
-    ranked = tasks.drop_weak_per_path(ranked) if literal_paths else tasks.drop_weak(ranked)
     dropped: dict[str, int] = {}
+    ranked = _org_share(ranked, per_call, dropped)
+    ranked = tasks.drop_weak_per_path(ranked) if literal_paths else tasks.drop_weak(ranked)
     if session_id is None or not record:  # a dry run (doctor) marks nothing shown either
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
     else:
@@ -171,6 +176,23 @@ def select(
     if hits and record:
         _log(ws, layer, session_id, hits, trigger or dict(scope.to_dict()))
     return Injection(hits, session_id, dropped)
+
+
+def _org_share(hits: list[Hit], cap: int, dropped: dict[str, int]) -> list[Hit]:
+    """Org learnings take at most half of a call's places when project learnings match:
+    the repository's own lessons are the most specific, and a large org store must not
+    crowd them out."""
+    if not any(h.level == "project" for h in hits) or not any(h.level == "org" for h in hits):
+        return hits
+    room, taken, kept = cap // 2, 0, []
+    for hit in hits:
+        if hit.level == "org":
+            if taken >= room:
+                dropped["org_share"] = dropped.get("org_share", 0) + 1
+                continue
+            taken += 1
+        kept.append(hit)
+    return kept
 
 
 def _cap(hits: list[Hit], cap: int, dropped: dict[str, int], reason: str) -> list[Hit]:
@@ -294,13 +316,15 @@ def provenance_line(hit: Hit) -> str:
         scope += ", …"
     votes = f"{hit.vote_count} vote" + ("" if hit.vote_count == 1 else "s")
     note = f"{hit.note}; " if hit.note else ""
+    note = f"org; {note}" if hit.level == "org" else note
     return printable(f"{hit.id} ({note}scope {scope}, {votes}): {hit.summary}")
 
 
 def _noted(hit: Hit) -> str:
     """`(anchor drifted: src/x.py:3-9 changed since 2026-10-02) summary` when the cited
     code changed, so an agent weighs the lesson against the code it now reads."""
-    return f"({hit.note}) {hit.summary}" if hit.note else hit.summary
+    summary = f"({hit.note}) {hit.summary}" if hit.note else hit.summary
+    return f"(org) {summary}" if hit.level == "org" else summary
 
 
 def read_task_file(path: str) -> tuple[Scope, str]:

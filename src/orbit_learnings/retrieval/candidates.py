@@ -8,7 +8,7 @@ can still place, their tie-breakers, and the rows of the places returned.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from orbit_learnings.core import ranking
 from orbit_learnings.core.errors import Problem
@@ -49,9 +49,12 @@ class TextCandidates:
         self.warnings: list[Problem] = []
         self.profile = confidence.EMPTY_PROFILE
 
-    def collect(self, store_ws: Workspace) -> None:
+    def collect(
+        self, store_ws: Workspace, hiding: Callable[[sqlite3.Connection], set[str]] | None = None
+    ) -> None:
         """One store's candidates. Pruning per store is safe: a candidate among the first
-        `keep` of all stores is among the first `keep` of its own."""
+        `keep` of all stores is among the first `keep` of its own. `hiding` names the
+        ones this repository does not see (`retrieval.orgview`)."""
         from orbit_learnings.index import feedback
         from orbit_learnings.retrieval import confidence
 
@@ -66,6 +69,9 @@ class TextCandidates:
                 slack=combined.slack(self.weights),
             )
             scored = match.scored
+            hidden = hiding(index.conn) if hiding is not None else set()
+            if hidden:
+                scored = {i: match_ for i, match_ in scored.items() if i not in hidden}
             if self.use_vectors:
                 from orbit_learnings.retrieval import semantic
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
     from typing import Any
 
     from orbit_learnings.retrieval.candidates import TextCandidates
+    from orbit_learnings.retrieval.orgview import OrgView
 
 
 def known_tags(ws: Workspace) -> list[str]:
@@ -122,12 +123,15 @@ def list_learnings(
     Reads the project store and, unless `level` says otherwise, the personal store;
     paths are always resolved against the project (`literal_paths`: see `resolve_queries`).
     """
+    from orbit_learnings.retrieval.orgview import OrgView
+
     statuses = parse_status(status)
     queries = resolve_queries(ws, scope.paths, cwd, literal=literal_paths)
     hits: list[Hit] = []
     warnings: list[Problem] = []
-    for store_ws in _stores(ws, level):
-        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses, limit)
+    view = OrgView(ws)
+    for store_ws in _stores(ws, level, warnings):
+        found, problems = _lookup_in(store_ws, queries, scope.tags, statuses, limit, view)
         warnings += problems
         for hit in found:
             hit.level = store_ws.level
@@ -142,11 +146,26 @@ def _lookup_in(
     tags: Sequence[str],
     statuses: Sequence[str],
     limit: int | None = None,
+    view: OrgView | None = None,
 ) -> tuple[list[Hit], list[Problem]]:
     def read(index: Index) -> tuple[list[Hit], list[Problem]]:
-        return lookup(index.conn, queries, tags, statuses, limit=limit, ws=ws), index.warnings
+        hidden = _hidden_by(view, index.conn, ws=ws)
+        found = lookup(index.conn, queries, tags, statuses, limit=limit, ws=ws, hidden=hidden)
+        return found, index.warnings
 
     return healing(ws, read)
+
+
+def _hidden_by(view: OrgView | None, conn: sqlite3.Connection, *, ws: Workspace) -> set[str]:
+    """What this store hides here: org learnings scoped elsewhere or replaced by a project
+    learning (noted from the project's index, read first)."""
+    if view is None:
+        return set()
+    if ws.level == "org":
+        return view.hidden(conn)
+    if ws.level == "project" and ws.root_dir == view.project.root_dir:
+        view.note_project(conn)
+    return set()
 
 
 def lookup(
@@ -157,6 +176,7 @@ def lookup(
     *,
     limit: int | None = None,
     ws: Workspace | None = None,
+    hidden: set[str] | frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """The lookup itself, on an already fresh index: match, load rows, rank.
 
@@ -164,7 +184,7 @@ def lookup(
     carries) loads the rows of only those whose votes can still place them."""
     if queries or tags:
         matched, specificity = match_scope(conn, queries, tags, statuses)
-        ids = list(matched)
+        ids = [i for i in matched if i not in hidden] if hidden else list(matched)
         score = ranking.VoteScorer()  # one moment for the cut and the hits
         if limit is not None and limit > 0 and len(ids) > PAGE_FROM * limit:
             if ws is not None:
@@ -177,6 +197,7 @@ def lookup(
             hit.specificity = specificity[hit.id]
     else:
         hits = reads.hits(conn, None, statuses, ws)
+        hits = [h for h in hits if h.id not in hidden] if hidden else hits
     ranked = ranking.rank(hits)
     return ranked[:limit] if limit is not None else ranked
 
@@ -219,8 +240,11 @@ def search_text(
     Every hit carries `match_confidence`; with `confident_only`, hits below the
     threshold are left out and the best of them is kept as `weakest_left_out`.
     """
+    import functools
+
     from orbit_learnings.retrieval import scoring as search
     from orbit_learnings.retrieval.candidates import TextCandidates
+    from orbit_learnings.retrieval.orgview import OrgView
     from orbit_learnings.store import config
 
     statuses = parse_status(status, include_all=include_all)
@@ -230,8 +254,9 @@ def search_text(
     # threshold looks at every candidate.
     keep = limit + 1 if limit is not None and limit > 0 and min_confidence is None else None
     found = TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
-    for store_ws in _stores(ws, level):
-        found.collect(store_ws)
+    view = OrgView(ws)
+    for store_ws in _stores(ws, level, found.warnings):
+        found.collect(store_ws, functools.partial(_hidden_by, view, ws=store_ws))
     hits = found.hits
     if min_confidence is not None:
         hits = [h for h in hits if found.feedback[h.id][0] >= min_confidence]
@@ -252,12 +277,18 @@ def search_text(
     return result
 
 
-def _stores(ws: Workspace, level: str | None) -> list[Workspace]:
+def _stores(ws: Workspace, level: str | None, warnings: list[Problem]) -> list[Workspace]:
     """The stores to read, less a personal store that holds nothing yet: opening its
-    index and asking it the query cost every read a millisecond or two."""
+    index and asking it the query cost every read a millisecond or two. An org store
+    whose pinned commit is not in the cache adds one hint to `warnings`."""
     from orbit_learnings.store import levels
 
-    chosen = levels.stores(ws, levels.check_level(level))
+    hints: list[str] = []
+    chosen = levels.stores(ws, levels.check_level(level), hints)
+    if hints:
+        from orbit_learnings.retrieval.orgview import hint_problem
+
+        warnings += [hint_problem(hint) for hint in hints]
     return [s for s in chosen if s.root_dir == ws.root_dir or _holds_anything(s)]
 
 

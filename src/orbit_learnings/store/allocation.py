@@ -20,31 +20,35 @@ from orbit_learnings.store.layout import legacy_files as legacy_names
 from orbit_learnings.store.workspace import Workspace
 
 
-def _numbered(ws: Workspace) -> list[tuple[int, str]]:
+def _numbered(ws: Workspace, prefix: str | None = None) -> list[tuple[int, str]]:
     """(number, entry name) of every sequential ID in the learnings folder; legacy flat
     files (`L-0003.yaml`) count, so a new bundle never takes a migrated file's ID."""
+    prefix = prefix or ws.prefix
     found = []
     if ws.learnings_dir.is_dir():
         for entry in os.scandir(ws.learnings_dir):
             name = entry.name.removesuffix(".yaml")
             match = ids.SEQUENTIAL_ID.match(name)
-            if match and name.startswith(ws.prefix):
+            if match and name.startswith(prefix + "-"):
                 found.append((int(match.group(1)), entry.name))
     return found
 
 
-def next_sequential_id(ws: Workspace, taken: Collection[str] = ()) -> str:
+def next_sequential_id(
+    ws: Workspace, taken: Collection[str] = (), *, prefix: str | None = None
+) -> str:
     """One past the highest sequential ID here or in `taken` (IDs held elsewhere: the
     target branch's), so a gap never hands out a number another branch already has."""
-    elsewhere = (ids.SEQUENTIAL_ID.match(t) for t in taken if t.startswith(f"{ws.prefix}-"))
-    numbers = [number for number, _ in _numbered(ws)]
+    prefix = prefix or ws.prefix
+    elsewhere = (ids.SEQUENTIAL_ID.match(t) for t in taken if t.startswith(f"{prefix}-"))
+    numbers = [number for number, _ in _numbered(ws, prefix)]
     numbers += [int(match.group(1)) for match in elsewhere if match]
     highest = max(numbers, default=0)
-    candidate = ids.format_sequential_id(highest + 1, ws.prefix)
+    candidate = ids.format_sequential_id(highest + 1, prefix)
     if not ids.is_learning_id(candidate):  # a committed L-999999999999 used the last one
         from orbit_learnings.core.errors import OrbitError
 
-        raise OrbitError(f"no sequential ID is left after {ws.prefix}-{highest}; set ids: random")
+        raise OrbitError(f"no sequential ID is left after {prefix}-{highest}; set ids: random")
     return candidate
 
 
@@ -61,15 +65,19 @@ def allocate_id(ws: Workspace, taken: Collection[str] = ()) -> str:
     """Reserve a fresh ID by creating its bundle folder; callers hold the store lock.
 
     Sequential (`L-0042`, the default) or random (`ids: random` in
-    `.orbit/config.yaml`, for teams with many parallel branches). `taken` are IDs this
-    store does not hold but must not reuse: those the target branch already has.
+    `.orbit/config.yaml`, for teams with many parallel branches); an org repository's
+    IDs take the prefix it declares (`id_prefix: O`). `taken` are IDs this store does not
+    hold but must not reuse: those the target branch already has.
     """
-    from orbit_learnings.store.config import id_mode
+    from orbit_learnings.store.config import id_mode, id_prefix
 
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     random_ids = id_mode(ws) == "random"
+    prefix = id_prefix(ws)
     while True:
-        candidate = _random_id(ws.prefix) if random_ids else next_sequential_id(ws, taken)
+        candidate = (
+            _random_id(prefix) if random_ids else next_sequential_id(ws, taken, prefix=prefix)
+        )
         if candidate in taken:
             continue
         try:

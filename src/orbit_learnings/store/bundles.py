@@ -476,6 +476,31 @@ def restore_learnings(ws: Workspace, learning_ids: Sequence[str]) -> list[Learni
     return done
 
 
+def supersede_from_elsewhere(ws: Workspace, old: Learning, new_id: str) -> Learning:
+    """Replace a learning of another store (an org learning) with one of this store: only
+    this store's file changes (`supersedes: O-0012`), which hides the other one here."""
+    with store_lock(ws):
+        new = read_learning(ws, new_id)
+        if new.status != "active":
+            raise OrbitError(f"{new.id} is {new.status}; only an active learning can supersede")
+        if new.supersedes == old.id:
+            raise OrbitError(f"{old.id} is already superseded by {new.id} here")
+        if new.supersedes is not None:
+            raise OrbitError(f"{new.id} already supersedes {new.supersedes}")
+        return edit_keys(ws, new_id, [Edit(("supersedes",), old.id, "evidence")])
+
+
+def mark_replaced(ws: Workspace, learning_id: str, other_id: str) -> Learning | None:
+    """Mark an active learning superseded by one of another store (its promoted org
+    copy); None when it is not active here or is already linked."""
+    with store_lock(ws):
+        current = read_learning(ws, learning_id)
+        if current.status != "active" or current.superseded_by is not None:
+            return None
+        edits = [Edit(("status",), "superseded"), Edit(("superseded_by",), other_id, "supersedes")]
+        return edit_keys(ws, learning_id, edits)
+
+
 def set_status(
     ws: Workspace, learning_id: str, status: str, *, from_statuses: Sequence[str]
 ) -> Learning:

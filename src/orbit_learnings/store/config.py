@@ -89,3 +89,67 @@ def unused_days(ws: Workspace) -> int | None:
             f" got {value!r}"
         )
     return value
+
+
+ID_PREFIX_KEY = "id_prefix"  # an org store's declaration (`orbit org init`): its IDs' prefix
+ORG_KEY = "org"  # a subscriber's org repository: {url, branch} (`orbit org subscribe`)
+REPO_NAME_KEY = "repo_name"  # the name `scope.repos` globs match (else origin's, else the folder's)
+
+
+def id_prefix(ws: Workspace) -> str:
+    """The prefix `add` allocates here: the store's own (`L`, `U`), or the one an org
+    repository declares (`id_prefix: O`)."""
+    from orbit_learnings.core.ids import LEVEL_OF_PREFIX
+
+    declared = load(ws).get(ID_PREFIX_KEY) if ws.level == "project" else None
+    if declared is None:
+        return ws.prefix
+    if LEVEL_OF_PREFIX.get(str(declared)) != "org":
+        raise OrbitError(f".orbit/{CONFIG_FILE}: {ID_PREFIX_KEY} must be O, got {declared!r}")
+    return str(declared)
+
+
+def org_subscription(ws: Workspace) -> tuple[str, str] | None:
+    """(url, branch) of the org repository this one reads, None when it subscribes to none."""
+    value = load(ws).get(ORG_KEY)
+    if value is None:
+        return None
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("url"), str)
+        or not isinstance(value.get("branch"), str)
+        or not value["url"].strip()
+        or not value["branch"].strip()
+    ):
+        raise OrbitError(f".orbit/{CONFIG_FILE}: {ORG_KEY} must be a mapping with url and branch")
+    return value["url"].strip(), value["branch"].strip()
+
+
+def configured_repo_name(ws: Workspace) -> str | None:
+    value = load(ws).get(REPO_NAME_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or "/" in value:
+        raise OrbitError(f".orbit/{CONFIG_FILE}: {REPO_NAME_KEY} must be a name without '/'")
+    return value.strip()
+
+
+def set_setting(ws: Workspace, key: str, value: Any) -> None:
+    """Set one top-level key of `.orbit/config.yaml`, leaving every other line as written."""
+    from orbit_learnings.store.fileops import read_repo_text, write_repo_text
+    from orbit_learnings.store.yamlio import SurgicalEditor, dump_new
+
+    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    path, name = os.path.join(orbit, CONFIG_FILE), f"{ORBIT_DIR}/{CONFIG_FILE}"
+    try:
+        text = read_repo_text(path, within=orbit, name=name)
+    except FileNotFoundError:
+        text = ""
+    load(ws)  # a malformed file is reported, never overwritten
+    if not text.strip() or not load(ws):
+        new = text + dump_new({key: value})
+    else:
+        editor = SurgicalEditor(text)
+        editor.set((key,), value)
+        new = editor.text
+    write_repo_text(path, new, within=orbit, name=name)

@@ -3,6 +3,7 @@
     .orbit/
       config.yaml                     team settings (ids, search weights)
       glossary.yaml                   the team's acronyms and aliases for search
+      org.lock                        the org store this repository reads, pinned to a commit
       learnings/<id>/learning.yaml    the record
       learnings/<id>/votes.jsonl      append-only sidecars, merged by union
       learnings/<id>/feedback.jsonl
@@ -23,6 +24,7 @@ LEARNINGS_DIR = "learnings"
 STATE_DIR = "state"
 CONFIG_FILE = "config.yaml"
 GLOSSARY_FILE = "glossary.yaml"
+ORG_LOCK_FILE = "org.lock"  # committed: the org learnings' repository, branch and pinned commit
 LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 FEEDBACK_FILE = "feedback.jsonl"

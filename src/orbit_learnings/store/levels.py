@@ -1,8 +1,11 @@
-"""Scope levels: the project store (`.orbit/`, shared through git) and a personal store.
+"""Scope levels: the project store (`.orbit/`, shared through git), a personal store,
+and the org store a repository subscribes to.
 
 The personal store lives in the user's data folder (platformdirs, or
 `ORBIT_USER_HOME`), holds learnings that follow a developer across projects,
 and uses the `U-` prefix so its IDs never collide with a project's `L-` IDs.
+The org store is another repository's learnings (`O-`), read at the commit the
+project pins in `.orbit/org.lock`, from the user cache (`store.org.pin`).
 """
 
 from __future__ import annotations
@@ -51,12 +54,15 @@ def user_workspace(*, create: bool = False) -> Workspace | None:
 def check_level(level: str | None) -> str:
     value = (level or "all").strip().lower()
     if value not in LEVELS:
-        raise UsageError(f"unknown --level {level!r}; choose project, user or all")
+        raise UsageError(f"unknown --level {level!r}; choose project, user, org or all")
     return value
 
 
-def stores(project: Workspace | None, level: str) -> list[Workspace]:
-    """The stores a read should consult, project first."""
+def stores(
+    project: Workspace | None, level: str, hints: list[str] | None = None
+) -> list[Workspace]:
+    """The stores a read should consult, project first. When the org store cannot be
+    read (its pinned commit is not in the cache), a one-line hint goes to `hints`."""
     chosen: list[Workspace] = []
     if level in ("project", "all") and project is not None:
         chosen.append(project)
@@ -64,11 +70,30 @@ def stores(project: Workspace | None, level: str) -> list[Workspace]:
         user = user_workspace()
         if user is not None and (project is None or user.root_dir != project.root_dir):
             chosen.append(user)
+    if level in ("org", "all") and project is not None and project.level == "project":
+        from orbit_learnings.store.org.pin import org_store
+
+        org, hint = org_store(project)
+        if org is not None:
+            chosen.append(org)
+        elif hint and hints is not None:
+            hints.append(hint)
     return chosen
 
 
 def for_id(project: Workspace, learning_id: str) -> Workspace:
-    """The store an ID belongs to (U- IDs live in the personal store)."""
+    """The store an ID belongs to (U- IDs live in the personal store, O- IDs in the org
+    store, unless this repository is the org repository and holds it)."""
+    if ids.level_of(learning_id) == "org" and not os.path.isdir(
+        os.path.join(project.learnings_path, learning_id)
+    ):
+        from orbit_learnings.core.errors import NotFound
+        from orbit_learnings.store.org.pin import org_store
+
+        org, hint = org_store(project)
+        if org is None:
+            raise NotFound(f"no learning {learning_id}: {hint or 'this repository reads no org'}")
+        return org
     if ids.level_of(learning_id) == "user":
         user = user_workspace()
         if user is None:

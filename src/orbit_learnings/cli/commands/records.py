@@ -287,13 +287,27 @@ def supersede_command(
       orbit learning supersede L-0001 --with L-0042
     """
     ws = STATE.workspace_for(old_id)
+    if ws.level == "org" and STATE.workspace_for(new_id).level == "project":
+        _supersede_org(ws, old_id.strip(), new_id.strip(), json_out=json_out)
+        return
     if ws != STATE.workspace_for(new_id):
-        raise UsageError("a project learning and a personal one cannot supersede each other")
+        raise UsageError("learnings of two different stores cannot supersede each other")
     old, new = store.supersede(ws, old_id.strip(), new_id.strip())
     if json_out:
         emit_json({"old": old.to_dict(), "new": new.to_dict()})
     else:
         info(f"{old.id} is now superseded by {new.id}")
+
+
+def _supersede_org(org: Workspace, old_id: str, new_id: str, *, json_out: bool) -> None:
+    """An org learning replaced here: the project learning records it; the org's file,
+    shared by every subscriber, is never touched."""
+    old = store.read_learning(org, old_id)
+    new = store.supersede_from_elsewhere(STATE.workspace(), old, new_id)
+    if json_out:
+        emit_json({"old": old.to_dict() | {"level": "org"}, "new": new.to_dict()})
+    else:
+        info(f"{old.id} (org) is now superseded by {new.id} in this repository")
 
 
 def upvote_command(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from orbit_learnings.core.ids import STATUS_CHOICES
+from orbit_learnings.core.ids import LEVEL_CHOICES, STATUS_CHOICES
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope, tag_name
 from orbit_learnings.integrations.dashboard.facts import (
@@ -37,6 +37,7 @@ class ListQuery:
     path: str = ""
     tags: list[str] = field(default_factory=list)
     status: str = "active"
+    level: str = "all"  # project, user, org or all
     stale: bool = False
     low_confidence: bool = False
     never_injected: bool = False
@@ -51,6 +52,9 @@ def parse_query(request: Request) -> ListQuery:
     status = params.get("status") or "active"
     if status not in STATUS_CHOICES:
         raise HTTPException(400, f"status must be one of {', '.join(STATUS_CHOICES)}")
+    level = params.get("level") or "all"
+    if level not in LEVEL_CHOICES:
+        raise HTTPException(400, f"level must be one of {', '.join(LEVEL_CHOICES)}")
     sort = params.get("sort") or "rank"
     if sort not in SORTS:
         raise HTTPException(400, f"sort must be one of {', '.join(SORTS)}")
@@ -59,6 +63,7 @@ def parse_query(request: Request) -> ListQuery:
         path=(params.get("path") or params.get("scope") or "").strip(),
         tags=[t for t in params.getlist("tag") if tag_name(t)],
         status=status,
+        level=level,
         stale=flag_param(request, "stale"),
         low_confidence=flag_param(request, "low_confidence"),
         never_injected=flag_param(request, "never_injected"),
@@ -112,7 +117,9 @@ def _with_tags(hits: list[Hit], query: ListQuery) -> list[Hit]:
 
 def narrowed(hits: list[Hit], query: ListQuery, facts: Facts) -> list[Hit]:
     """The fact filters: stale (as last computed), low confidence, never injected lately,
-    unused (no injection, vote or helpful mark in the team's window)."""
+    unused (no injection, vote or helpful mark in the team's window); and the level."""
+    if query.level != "all":
+        hits = [h for h in hits if h.level == query.level]
     if query.stale:
         hits = [h for h in hits if h.id in facts.stale]
     if query.unused:

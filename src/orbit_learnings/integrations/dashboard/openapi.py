@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbit_learnings.core.ids import STATUS_CHOICES
+from orbit_learnings.core.ids import LEVEL_CHOICES, STATUS_CHOICES
 
 TOKEN_HEADER = "X-Orbit-Token"
 MAX_LIMIT = 500  # rows per page, at most
@@ -106,6 +106,12 @@ OPENAPI: dict[str, Any] = {
                         "name": "status",
                         "in": "query",
                         "schema": {"type": "string", "enum": list(STATUS_CHOICES)},
+                    },
+                    {
+                        "name": "level",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": list(LEVEL_CHOICES)},
+                        "description": "Only learnings of this store: project, user or org",
                     },
                     _flag("stale", "Only learnings the last staleness check found stale"),
                     _flag(

@@ -1,0 +1,1 @@
+"""The org level: a repository of learnings many repositories subscribe to, pinned by commit."""

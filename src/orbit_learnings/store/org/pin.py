@@ -1,0 +1,210 @@
+"""Which org learnings a repository reads: `.orbit/org.lock`, and where their tree is cached.
+
+A subscribing repository commits `.orbit/org.lock`; every teammate and CI then reads
+the same org commit, and moving it (`orbit org update`) is a one-line diff:
+
+    # orbit org lock: `orbit org update` moves the commit, `orbit org fetch` never does
+    url: git@example.com:acme/learnings.git
+    branch: main
+    commit: 0123456789abcdef0123456789abcdef01234567
+
+The org repository's clone and each pinned commit's files live in the user cache
+(`ORBIT_ORG_CACHE`, else platformdirs' user cache), never in the work tree. Stdlib only
+and no git: every hot read asks `org_store` which tree to read, and a tree is a plain
+folder written once per commit by `store.org.cache`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR, ORG_LOCK_FILE
+from orbit_learnings.store.workspace import Workspace
+
+ORG_CACHE_ENV = "ORBIT_ORG_CACHE"
+APP_NAME = "orbit-learnings"
+LOCK_HEADER = "# orbit org lock: `orbit org update` moves the commit, `orbit org fetch` never does"
+LOCK_KEYS = ("url", "branch", "commit")
+MAX_LOCK_BYTES = 4096
+TREES_DIR = "trees"
+CLONE_DIR = "clone.git"
+
+
+class Pin:
+    """An org repository, the branch followed, and the commit read (40 hex digits)."""
+
+    __slots__ = ("branch", "commit", "url")
+
+    def __init__(self, url: str, branch: str, commit: str) -> None:
+        self.url = url
+        self.branch = branch
+        self.commit = commit
+
+    def text(self) -> str:
+        """The lock file: one key a line, so moving the pin changes one line."""
+        return f"{LOCK_HEADER}\nurl: {self.url}\nbranch: {self.branch}\ncommit: {self.commit}\n"
+
+    @property
+    def short(self) -> str:
+        return self.commit[:12]
+
+
+def lock_path(project: Workspace) -> str:
+    return os.path.join(project.root_dir, ORBIT_DIR, ORG_LOCK_FILE)
+
+
+def read_pin(project: Workspace) -> Pin | None:
+    """The committed pin, None when this repository subscribes to no org. A lock that is
+    not ours to read (a link out, a FIFO, too big) or is malformed is a clear error."""
+    from orbit_learnings.store.fileops import read_repo_text
+
+    orbit = os.path.join(project.root_dir, ORBIT_DIR)
+    try:
+        text = read_repo_text(
+            lock_path(project),
+            within=orbit,
+            name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}",
+            limit=MAX_LOCK_BYTES,
+        )
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return parse_pin(text)
+
+
+def parse_pin(text: str) -> Pin:
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        key, colon, value = line.partition(":")
+        if colon and not line.startswith("#") and key.strip() in LOCK_KEYS:
+            values[key.strip()] = value.strip()
+    missing = [k for k in LOCK_KEYS if not values.get(k)]
+    commit = values.get("commit", "")
+    if missing or len(commit) != 40 or any(c not in "0123456789abcdef" for c in commit):
+        problem = f"no {missing[0]}" if missing else f"commit {commit[:60]!r} is not a full SHA"
+        raise OrbitError(
+            f"{ORBIT_DIR}/{ORG_LOCK_FILE}: {problem}; `orbit org subscribe URL` writes it"
+        )
+    return Pin(values["url"], values["branch"], commit)
+
+
+def cache_root() -> str:
+    """Where org checkouts live: `ORBIT_ORG_CACHE`, else the user cache (on Linux the XDG
+    rule computed directly: importing platformdirs costs a hook more than the lookup)."""
+    explicit = os.environ.get(ORG_CACHE_ENV, "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+        return os.path.join(base, APP_NAME, "org")
+    from platformdirs import user_cache_dir
+
+    return os.path.join(user_cache_dir(APP_NAME, appauthor=False), "org")
+
+
+def checkout_dir(url: str) -> str:
+    """One folder per org repository URL: a readable name plus a hash of the URL."""
+    tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in tail)[:40].strip(".") or "org"
+    return os.path.join(cache_root(), f"{slug}-{_fnv1a(url):016x}")
+
+
+def _fnv1a(text: str) -> int:
+    """FNV-1a, 64 bits: a folder name, not a defence; hashlib would cost a hook 20 ms."""
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogateescape"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def tree_dir(pin: Pin) -> str:
+    """The pinned commit's files, written once (`store.org.cache.materialise`)."""
+    return os.path.join(checkout_dir(pin.url), TREES_DIR, pin.commit)
+
+
+def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
+    """The org store this repository reads, or (None, a one-line hint) when its pinned
+    commit is not in the cache yet; (None, None) when it subscribes to no org. Reads only:
+    never git, never the network."""
+    try:
+        pin = read_pin(project)
+    except OrbitError as exc:
+        return None, exc.message
+    if pin is None:
+        return None, None
+    folder = tree_dir(pin)
+    if not os.path.isdir(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR)):
+        return None, (
+            f"org learnings at {pin.short} are not in the cache; `orbit org fetch` brings them"
+            " (project and personal learnings still answer)"
+        )
+    return Workspace(folder, level="org"), None
+
+
+def repo_name(project: Workspace) -> str:
+    """The name `scope.repos` globs match: `repo_name` in `.orbit/config.yaml`, else the
+    last part of the `origin` URL without `.git`, else the folder's name."""
+    named = _configured_name(project)
+    if named:
+        return named
+    url = _origin_url(project.root_dir)
+    if url:
+        tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+        if tail:
+            return tail
+    return os.path.basename(project.root_dir.rstrip(os.sep))
+
+
+def _origin_url(root: str) -> str | None:
+    """`remote.origin.url` read from git's config file (no git process on a hot read);
+    a worktree's `.git` file leads to the common folder's config."""
+    dot_git = os.path.join(root, ".git")
+    try:
+        if os.path.isfile(dot_git):
+            with open(dot_git, encoding="utf-8") as handle:
+                gitdir = handle.read(4096).strip().removeprefix("gitdir:").strip()
+            gitdir = os.path.join(root, gitdir)
+            common = os.path.join(gitdir, "commondir")
+            if os.path.isfile(common):
+                with open(common, encoding="utf-8") as handle:
+                    gitdir = os.path.join(gitdir, handle.read(4096).strip())
+            dot_git = gitdir
+        with open(os.path.join(dot_git, "config"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read(256 * 1024).splitlines()
+    except OSError:
+        return None
+    inside = False
+    for line in lines:
+        text = line.strip()
+        if text.startswith("["):
+            inside = text.replace(" ", "") in ('[remote"origin"]',)
+        elif inside and text.partition("=")[0].strip().lower() == "url":
+            return text.partition("=")[2].strip()
+    return None
+
+
+def _configured_name(project: Workspace) -> str | None:
+    """`repo_name` from `.orbit/config.yaml`: a plain `repo_name: web` line is read as it
+    is, since a hook that asks must not import a YAML parser (50 ms); any other spelling of
+    the key goes through `store.config`."""
+    import re
+
+    from orbit_learnings.store.fileops import read_repo_text
+    from orbit_learnings.store.layout import CONFIG_FILE
+
+    orbit = os.path.join(project.root_dir, ORBIT_DIR)
+    try:
+        text = read_repo_text(
+            os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
+        )
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if "repo_name" not in text:
+        return None
+    plain = re.search(r"^repo_name:[ \t]*([A-Za-z0-9._-]+)[ \t]*(?:#.*)?$", text, re.MULTILINE)
+    if plain:
+        return plain.group(1)
+    from orbit_learnings.store.config import configured_repo_name
+
+    return configured_repo_name(project)
