@@ -4,7 +4,8 @@ An entry that cannot reach orbit (a venv install whose path is gone, a teammate'
 machine, an unguarded command) answers nothing and exits 0: the agent gets nothing and
 no one notices. So doctor feeds the entry the agent's own payload for a file that has
 learnings (its shell, this PATH, `ORBIT_HOOK_DRY_RUN=1` so nothing is recorded) and
-fails when the answer is empty. Only for `AgentHook` agents; Claude Code has its own.
+fails when the answer is empty. Claude Code's check runs its entries through `run_entry`
+too, with its own payload.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from orbit_learnings.integrations.base import Check
+from orbit_learnings.integrations.base import DRY_RUN_ENV, Check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
     Probe = Callable[[Workspace, str], tuple[str, dict[str, object]] | None]
 
-DRY_RUN_ENV = "ORBIT_HOOK_DRY_RUN"  # the hook answers and records nothing
 CONTEXT_KEYS = ("additionalContext", "additional_context", "contextModification")
 
 

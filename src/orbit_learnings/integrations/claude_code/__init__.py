@@ -11,7 +11,7 @@ import os
 
 from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.integrations.agenthook import AgentHook
-from orbit_learnings.integrations.base import DRY_RUN_ENV, Check, SetupReport
+from orbit_learnings.integrations.base import Check, SetupReport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,7 +152,10 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
         if not output:
             return Check("dry run", "warn", f"the hook would add nothing for {path}")
     else:
-        output, why = _run_entry(ws, command, _read_payload(ws, path))
+        from orbit_learnings.integrations.dryrun import run_entry
+
+        output, why = run_entry(ws, command, _read_payload(ws, path))
+        output = output.strip()
     if not output:
         return Check(
             "dry run",
@@ -161,7 +164,9 @@ def _dry_run(ws: Workspace, sample_path: str | None) -> Check:
             f"{why}: is orbit reachable from it? Install orbit on PATH (pipx) or run "
             "`orbit hooks install --claude` from the install you use",
         )
-    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    from orbit_learnings.integrations.dryrun import context_in
+
+    context = context_in(output)
     return Check("dry run", "ok", f"for a Read of {path} the model would receive:", context)
 
 
@@ -187,22 +192,6 @@ def _read_payload(ws: Workspace, path: str) -> str:
             "tool_response": {"type": "text"},
         }
     )
-
-
-def _run_entry(ws: Workspace, command: str, payload: str) -> tuple[str, str]:
-    """(stdout, " (why)" or "") of the entry run by `sh -c` in the repository."""
-    import subprocess
-
-    env = {**os.environ, DRY_RUN_ENV: "1"}
-    try:
-        done = subprocess.run(
-            ["sh", "-c", command], input=payload, capture_output=True, text=True,
-            cwd=ws.root_dir, env=env, timeout=30, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return "", f" ({exc})"
-    why = (done.stderr.strip().splitlines() or [""])[-1]
-    return done.stdout.strip(), f" ({why})" if why else ""
 
 
 INTEGRATION = ClaudeCode()
