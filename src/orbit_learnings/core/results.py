@@ -36,6 +36,7 @@ class Hit:
         "note",
         "paths",
         "priority",
+        "reason",
         "score",
         "specificity",
         "status",
@@ -72,7 +73,9 @@ class Hit:
         self.explain: dict[str, object] | None = None
         self.level = "project"
         self.match_confidence: float | None = None  # text search only: chance it answers
-        self.specificity: float | None = None  # scope lookups only: how narrowly it matched
+        # scope lookups only: how narrowly it matched each path asked about ({} for a tag)
+        self.specificity: dict[str, float] | None = None
+        self.reason: str | None = None  # task ranking only: `path:<file>`, `tag` or `text`
         self.note: str | None = None  # pushes only: "anchor drifted: src/x.py:3-9 changed ..."
         self.anchored = False  # cites code: a push judges its anchors before showing it
 

@@ -159,7 +159,7 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
-    ranked = tasks.drop_weak(ranked)
+    ranked = tasks.shortlist(ranked)
     dropped: dict[str, int] = {}
     if session_id is None:
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
