@@ -107,6 +107,11 @@ def _console() -> Any:
     return Console(highlight=False)
 
 
+def _weak(hit: Any) -> bool:
+    """A text match below the confident-match threshold: shown to a person, marked."""
+    return getattr(hit, "match_confidence", None) is not None and not hit.confident
+
+
 def render_hits(
     hits: Sequence[Any], *, show_score: bool = False, empty: str = "No learnings found."
 ) -> None:
@@ -116,6 +121,7 @@ def render_hits(
     if not is_terminal():
         for hit in hits:
             extra = f"  ({', '.join(hit.matched_by)})" if hit.matched_by else ""
+            extra += f"  [weak {hit.match_confidence:.2f}]" if _weak(hit) else ""
             sys.stdout.write(printable(f"{hit.id}\t{hit.summary}{extra}") + "\n")
         return
     from rich.table import Table
@@ -133,6 +139,8 @@ def render_hits(
         summary = Text(printable(hit.summary))
         if hit.status != "active":
             summary = Text.assemble((f"({hit.status}) ", "dim"), summary)
+        if _weak(hit):
+            summary = Text.assemble((f"(weak {hit.match_confidence:.2f}) ", "yellow"), summary)
         cells = [hit.id, summary, scope, str(hit.vote_count)]
         if show_score:
             cells.append(f"{hit.score:.3f}")

@@ -288,6 +288,7 @@ def _attach_match_confidence(hits: list[Hit], found: TextCandidates, *, explain:
     for hit, row in zip(hits, rows, strict=True):
         ceiling = min(ceiling, confidence.probability(row))
         hit.match_confidence = round(ceiling, 4)
+        hit.confident = confidence.confident(hit.match_confidence)
         if explain and hit.explain is not None:
             hit.explain["confidence_features"] = {k: round(v, 4) for k, v in row.items()}
 

@@ -111,19 +111,21 @@ def test_a_broken_glossary_is_a_clear_error(workspace: Path, orbit: CliRunner) -
     assert outcome.code != 0 and ".orbit/glossary.yaml:" in outcome.err
 
 
-def test_an_unanswerable_question_prints_nothing_and_says_so(
+def test_an_unanswerable_question_shows_the_closest_marked_weak(
     workspace: Path, orbit: CliRunner
 ) -> None:
     distractors(orbit)
     add(orbit, "Celery tasks scheduled days ahead lose their eta", "--tag", "workers")
     outcome = orbit("learning", "search", "how many vacation days do engineers get")
-    assert outcome.code == 0 and outcome.out == ""
-    assert "no confident match" in outcome.err and "--weak" in outcome.err
+    assert outcome.code == 0 and "no confident match" in outcome.err
+    lines = outcome.out.strip().splitlines()
+    assert 1 <= len(lines) <= 3 and all("[weak 0." in line for line in lines)
     weak = orbit("learning", "search", "how many vacation days do engineers get", "--weak")
-    assert weak.code == 0 and weak.out.strip()
+    assert weak.code == 0 and len(weak.out.strip().splitlines()) >= len(lines)
     data = orbit("learning", "search", "vacation days engineers", "--json").json()
-    assert data["results"] == [] and data["no_confident_match"] is True  # type: ignore[index]
-    assert "match_confidence" in data["closest"]  # type: ignore[index]
+    results = data["results"]  # type: ignore[index]
+    assert results and data["no_confident_match"] is True  # type: ignore[index]
+    assert all(r["confident"] is False and "match_confidence" in r for r in results)
 
 
 def test_every_result_carries_its_match_confidence(workspace: Path, orbit: CliRunner) -> None:
