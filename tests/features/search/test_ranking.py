@@ -132,3 +132,22 @@ def test_every_result_carries_its_match_confidence(workspace: Path, orbit: CliRu
     distractors(orbit)
     results = search(orbit, "reversible downgrade migration")
     assert results and all(0.0 <= float(r["match_confidence"]) <= 1.0 for r in results)  # type: ignore[arg-type]
+
+
+def test_the_field_lexicon_finds_the_other_name_of_a_thing(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    """Two ways engineers name one thing, without the semantic extra: the learning says
+    "daylight saving" and "timezone", the question "DST" and "time zone"."""
+    distractors(orbit)
+    answer = add(
+        orbit,
+        "Reports shift by an hour twice a year",
+        "--tag",
+        "reports",
+        "--body",
+        "Daylight saving changes moved the daily cut-off; use the account's timezone.",
+    )
+    add(orbit, "Keep report queries under the statement timeout", "--tag", "reports")
+    assert search(orbit, "DST bug")[0]["id"] == answer
+    assert search(orbit, "wrong time zone in the daily cutoff")[0]["id"] == answer
