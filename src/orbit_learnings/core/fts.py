@@ -215,7 +215,7 @@ ACRONYMS: dict[str, tuple[str, ...]] = {
 # General software-engineering vocabulary; a team's own terms go in .orbit/glossary.yaml.
 FIELD_LEXICON: dict[str, tuple[str, ...]] = {
     "timezone": ("time zone", "tz"),
-    "dst": ("daylight saving", "daylight saving time", "daylight savings", "summer time"),
+    "dst": ("daylight saving", "daylight savings", "summer time"),
     "float": ("floating point", "floating-point"),
     "flaky": ("flakey", "intermittent", "nondeterministic", "non-deterministic"),
     "timeout": ("time out", "timed out", "time-out"),

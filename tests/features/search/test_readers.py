@@ -27,7 +27,8 @@ ANSWER = {"money arithmetic": "L-0004", "benchmark speedup looks too good": "L-0
 
 
 @pytest.fixture
-def thirty(workspace: Path) -> Path:
+def thirty(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ORBIT_SEMANTIC", "0")  # the default install, as the issue measured
     learnings = [
         EvalLearning(f"k{n}", summary, body, paths, tags)
         for n, (summary, tags, paths, body) in enumerate(LEARNINGS[:30], 1)
@@ -44,11 +45,21 @@ def test_a_person_sees_the_best_match_even_when_it_is_weak(
     outcome = orbit("learning", "search", query)
     assert outcome.code == 0, outcome.err
     best = orbit("learning", "search", query, "--json").json()["results"][0]  # type: ignore[index]
-    assert best["confident"] is False  # the case: below the gate
-    assert "no confident match" in outcome.err
     first = outcome.out.splitlines()[0]
-    assert first.startswith(best["id"] + "\t") and "[weak 0." in first
+    assert first.startswith(best["id"] + "\t")
     assert ANSWER.get(query, best["id"]) == best["id"]
+    if not best["confident"]:  # the case: below the gate, shown all the same, marked
+        assert "[weak 0." in first and "no confident match" in outcome.err
+
+
+def test_most_of_the_issues_queries_stay_below_the_gate(thirty: Path, orbit: CliRunner) -> None:
+    """What makes the test above bite: these are weak matches, which `search` hid."""
+    weak = [
+        q
+        for q in HIDDEN
+        if not orbit("learning", "search", q, "--json").json()["results"][0]["confident"]
+    ]  # type: ignore[index]
+    assert len(weak) >= 2, weak
 
 
 @pytest.mark.parametrize("query", HIDDEN)
