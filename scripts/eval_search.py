@@ -3,6 +3,8 @@
 
     python scripts/eval_search.py                 # the realistic set, every mode installed
     python scripts/eval_search.py --json
+    python scripts/eval_search.py --set heldout   # the held-out set: report, never tune
+    python scripts/eval_search.py --set both      # realistic, then held-out (`make eval`)
     python scripts/eval_search.py --set small     # the first 40-query set
     python scripts/eval_search.py --misses        # list what each kind got wrong
 
@@ -43,6 +45,10 @@ def _load_set(name: str) -> Any:
             EvalLearning(f"L-{n:04d}", s, b, p, t) for n, (s, t, p, b) in enumerate(LEARNINGS, 1)
         ]
         return EvalSet(learnings, [EvalQuery(q, "mixed", e) for q, e in QUERIES], [])
+    if name == "heldout":
+        from tests.eval.heldout import load as load_heldout
+
+        return load_heldout()
     from tests.eval.realistic import load
 
     return load()
@@ -323,7 +329,9 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--set", choices=("realistic", "small"), default="realistic")
+    parser.add_argument(
+        "--set", choices=("realistic", "heldout", "both", "small"), default="realistic"
+    )
     parser.add_argument("--misses", action="store_true", help="list every miss")
     parser.add_argument("--mode", choices=("bm25", "semantic"), help="measure one mode only")
     parser.add_argument(
@@ -331,12 +339,18 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.fit:
+        if args.set in ("heldout", "both"):  # the held-out set is never tuned on
+            parser.error("--fit fits on the tuning set only (--set realistic or small)")
         return fit(args.set, args.mode)
-    result = run(args.set, args.mode)
+    names = ("realistic", "heldout") if args.set == "both" else (args.set,)
+    results = {name: run(name, args.mode) for name in names}
     if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print_report(result, show_misses=args.misses)
+        print(json.dumps(results if args.set == "both" else results[args.set], indent=2))
+        return 0
+    for name, result in results.items():
+        if len(results) > 1:
+            print(f"#### {name} set")
+        print_report(result, show_misses=args.misses and name != "heldout")
     return 0
 
 

@@ -11,6 +11,7 @@ import sys
 from orbit_learnings.cli.output import (
     emit_json,
     info,
+    is_terminal,
     render_hits,
     render_list,
     warn,
@@ -57,6 +58,9 @@ def _suggest_tags(ws: Workspace, tags: tuple[str, ...]) -> None:
             )
 
 
+WEAK_SHOWN = 3  # a person asking and finding nothing confident still sees the closest
+
+
 def do_search(
     ws: Workspace,
     query: str,
@@ -71,7 +75,10 @@ def do_search(
     weak: bool,
     json_out: bool,
 ) -> int:
-    """`orbit learning search` and `orbit search TEXT`: confident matches, or says why not."""
+    """`orbit learning search` and `orbit search TEXT`, for a person or a script: the
+    confident matches, or the closest weak ones marked weak, never nothing when something
+    matched. `--json` returns every result with `match_confidence` and `confident`, and
+    the script chooses; agents get the gate elsewhere (hooks, MCP, inject)."""
     result = queries.search_text(
         ws,
         query,
@@ -82,28 +89,25 @@ def do_search(
         explain=explain,
         min_confidence=min_confidence,
         level=level,
-        confident_only=not weak,
     )
     warn_problems(result.warnings)
     if json_out:
         emit_json(result.to_dict())
-    elif not result.hits:
-        _say_nothing_confident(query, result.weakest_left_out)
-    else:
-        render_hits(result.hits, show_score=True)
-        for hit in result.hits if explain else []:
-            info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
+        return 0
+    shown = [h for h in result.hits if h.confident]
+    if weak:
+        shown = result.hits
+        _say_which_are_weak("weak matches", shown)
+    elif not shown and result.hits:
+        shown = result.hits[:WEAK_SHOWN]
+        _say_which_are_weak(f"no confident match for {query!r}; the closest, marked weak", shown)
+    if not shown:
+        warn(f"no match for {query!r} (no learning shares a word with it)")
+        return 0
+    render_hits(shown, show_score=True)
+    for hit in shown if explain else []:
+        info(f"{hit.id}: " + ", ".join(f"{k}={v}" for k, v in (hit.explain or {}).items()))
     return 0
-
-
-def _say_nothing_confident(query: str, closest: Hit | None) -> None:
-    if closest is None:
-        warn(f"no confident match for {query!r} (no learning shares a word with it)")
-        return
-    warn(
-        f"no confident match for {query!r} (closest: {closest.id} at "
-        f"{closest.match_confidence or 0.0:.2f}; --weak lists weak matches)"
-    )
 
 
 def do_inject(
@@ -153,6 +157,16 @@ def do_inject(
     else:
         sys.stdout.write(render(chosen.hits))
     return 0
+
+
+def _say_which_are_weak(head: str, shown: list[Hit]) -> None:
+    """On stderr: a terminal's table marks each weak match itself; a pipe's stdout is
+    exactly `ID<TAB>summary`, so the line names them and their confidence."""
+    weak = [h for h in shown if not h.confident]
+    if not weak or (is_terminal() and head == "weak matches"):
+        return
+    marks = ", ".join(f"{h.id} {h.match_confidence:.2f}" for h in weak)
+    warn(f"{head}:" if is_terminal() else f"{head} ({marks}):")
 
 
 def do_hook(name: str, root: str | None, flags: list[str]) -> int:

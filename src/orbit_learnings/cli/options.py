@@ -57,7 +57,8 @@ WeakFlag = Annotated[
     bool,
     typer.Option(
         "--weak",
-        help="Also list matches below the confident-match threshold (see docs/search.md).",
+        help="List every match, the weak ones (below the confident-match threshold) marked;"
+        " without it, weak ones show only when none is confident (see docs/search.md).",
     ),
 ]
 

@@ -164,6 +164,11 @@ def _console() -> Any:
     return Console(highlight=False)
 
 
+def _weak(hit: Any) -> bool:
+    """A text match below the confident-match threshold: shown to a person, marked."""
+    return getattr(hit, "match_confidence", None) is not None and not hit.confident
+
+
 def render_hits(
     hits: Sequence[Any], *, show_score: bool = False, empty: str = "No learnings found."
 ) -> None:
@@ -189,6 +194,8 @@ def render_hits(
         summary = Text(printable(hit.summary))
         if hit.status != "active":
             summary = Text.assemble((f"({hit.status}) ", "dim"), summary)
+        if _weak(hit):
+            summary = Text.assemble((f"(weak {hit.match_confidence:.2f}) ", "yellow"), summary)
         cells = [hit.id, summary, scope, str(hit.vote_count)]
         if show_score:
             cells.append(f"{hit.score:.3f}")

@@ -161,7 +161,7 @@ def plan(text: str, glossary: Glossary | None = None) -> Plan:
 
 # --- the glossary ---------------------------------------------------------------
 
-DEFAULT_ENTRIES: dict[str, tuple[str, ...]] = {
+ACRONYMS: dict[str, tuple[str, ...]] = {
     "pdb": ("PodDisruptionBudget", "pod disruption budget"),
     "hpa": ("HorizontalPodAutoscaler", "horizontal pod autoscaler", "autoscaler"),
     "pvc": ("PersistentVolumeClaim", "persistent volume claim"),
@@ -210,6 +210,55 @@ DEFAULT_ENTRIES: dict[str, tuple[str, ...]] = {
     "config": ("configuration",),
     "ssl": ("tls",),
 }
+# The field's synonyms and spelling variants, for paraphrases: two ways engineers name one
+# thing, never a looser "related to" (each alternative is searched as the word itself).
+# General software-engineering vocabulary; a team's own terms go in .orbit/glossary.yaml.
+FIELD_LEXICON: dict[str, tuple[str, ...]] = {
+    "timezone": ("time zone", "tz"),
+    "dst": ("daylight saving", "daylight savings", "summer time"),
+    "float": ("floating point", "floating-point"),
+    "flaky": ("flakey", "intermittent", "nondeterministic", "non-deterministic"),
+    "timeout": ("time out", "timed out", "time-out"),
+    "throttling": ("rate limiting", "rate limit", "throttle"),
+    "latency": ("response time",),
+    "p99": ("99th percentile", "tail latency"),
+    "speedup": ("speed up", "speed-up"),
+    "microbenchmark": ("benchmark", "micro benchmark"),
+    "memory leak": ("leaks memory", "leaking memory"),
+    "deprecation": ("deprecate", "deprecated", "sunset", "end of life", "eol"),
+    "rollback": ("roll back", "rolled back"),
+    "rollout": ("roll out", "rolled out"),
+    "idempotent": ("idempotency", "idempotence"),
+    "deduplicate": ("dedupe", "dedup", "deduplication"),
+    "pagination": ("paging", "paginate", "paginated"),
+    "race condition": ("data race",),
+    "environment variable": ("env var", "envvar", "env variable"),
+    "personal data": ("personally identifiable information", "pii"),
+    "uuid": ("guid",),
+    "regex": ("regular expression", "regexp"),
+    "async": ("asynchronous",),
+    "login": ("log in", "sign in", "signin", "logon"),
+    "logout": ("log out", "sign out", "signout"),
+    "signup": ("sign up",),
+    "memory": ("ram",),
+    "webhook": ("web hook",),
+    "cron": ("crontab", "scheduled job"),
+    "feature flag": ("feature toggle", "feature switch"),
+    "e2e": ("end to end", "end-to-end"),
+    "ui": ("user interface",),
+    "dns": ("domain name system",),
+    "vm": ("virtual machine",),
+    "os": ("operating system",),
+    "cd": ("continuous delivery", "continuous deployment"),
+    "off by one": ("off-by-one", "fencepost"),
+    "stale": ("outdated", "out of date", "out-of-date"),
+    "charset": ("character encoding", "character set"),
+    "utf-8": ("utf8",),
+    "segfault": ("segmentation fault",),
+    "stack trace": ("traceback", "backtrace", "stacktrace"),
+    "credentials": ("credential", "secret", "secrets"),
+}
+DEFAULT_ENTRIES: dict[str, tuple[str, ...]] = {**ACRONYMS, **FIELD_LEXICON}
 
 
 def words_of(text: str) -> tuple[str, ...]:

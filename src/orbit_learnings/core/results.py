@@ -28,6 +28,7 @@ class Hit:
 
     __slots__ = (
         "anchored",
+        "confident",
         "explain",
         "id",
         "level",
@@ -36,6 +37,7 @@ class Hit:
         "note",
         "paths",
         "priority",
+        "reason",
         "score",
         "specificity",
         "status",
@@ -72,7 +74,10 @@ class Hit:
         self.explain: dict[str, object] | None = None
         self.level = "project"
         self.match_confidence: float | None = None  # text search only: chance it answers
-        self.specificity: float | None = None  # scope lookups only: how narrowly it matched
+        self.confident = False  # text search only: match_confidence reaches the threshold
+        # scope lookups only: how narrowly it matched each path asked about ({} for a tag)
+        self.specificity: dict[str, float] | None = None
+        self.reason: str | None = None  # task ranking only: `path:<file>`, `tag` or `text`
         self.note: str | None = None  # pushes only: "anchor drifted: src/x.py:3-9 changed ..."
         self.anchored = False  # cites code: a push judges its anchors before showing it
 
@@ -92,6 +97,7 @@ class Hit:
             data["score"] = round(self.score, 6)
         if self.match_confidence is not None:
             data["match_confidence"] = self.match_confidence
+            data["confident"] = self.confident
         if self.explain is not None:
             data["explain"] = self.explain
         if self.note is not None:
@@ -112,6 +118,8 @@ class Result:
         if self.weakest_left_out is not None and not self.hits:
             data["no_confident_match"] = True
             data["closest"] = self.weakest_left_out.to_dict()
+        elif self.hits and self.hits[0].match_confidence is not None and not self.hits[0].confident:
+            data["no_confident_match"] = True  # every result is weak: scripts choose
         return data
 
 

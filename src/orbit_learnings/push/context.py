@@ -40,7 +40,7 @@ def build(
     limit: int = 5,
     max_tokens: int | None = None,
 ) -> TaskContext:
-    chosen = tasks.drop_weak(tasks.rank_for_task(ws, scope, text))[:limit]
+    chosen = tasks.shortlist(tasks.rank_for_task(ws, scope, text))[:limit]
     if max_tokens is not None:
         while chosen and inject.estimate_tokens(inject.format_markdown(chosen)) > max_tokens:
             chosen.pop()

@@ -166,9 +166,9 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
+    ranked = tasks.shortlist(ranked, per_file=literal_paths)
     dropped: dict[str, int] = {}
     ranked = _org_share(ranked, per_call, dropped)
-    ranked = tasks.drop_weak_per_path(ranked) if literal_paths else tasks.drop_weak(ranked)
     if session_id is None or not record:  # a dry run (doctor) marks nothing shown either
         hits = _budget(_cap(ranked, per_call, dropped, "per_call"), max_tokens, render, dropped)
     else:

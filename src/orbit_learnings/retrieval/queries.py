@@ -84,21 +84,23 @@ def match_scope(
     queries: Sequence[matching.PathQuery],
     tags: Sequence[str],
     statuses: Sequence[str],
-) -> tuple[dict[str, list[str]], dict[str, float]]:
-    """Matched_by labels of a path OR tag match (spec 3.3), and scope specificity (the most
-    specific matching glob; 0 for
-    a tag match) of every learning whose scope matches."""
+) -> tuple[dict[str, list[str]], dict[str, dict[str, float]]]:
+    """Matched_by labels of a path OR tag match (spec 3.3), and the scope specificity of
+    every learning whose scope matches: for each path asked about that it matches, its
+    most specific matching glob there (`{}` for a tag match alone). Injection weighs each
+    file of a task on its own, so a narrow match on one file is not judged by another's."""
     matched: dict[str, list[str]] = {}
-    specificity: dict[str, float] = {}
+    specificity: dict[str, dict[str, float]] = {}
     for query in queries:
         found = reads.path_hits(conn, query, statuses)
         for learning_id in sorted(found):
             _add_label(matched, learning_id, query.label)
             best = max(ranking.glob_specificity(g, query.text) for g in found[learning_id])
-            specificity[learning_id] = max(specificity.get(learning_id, 0.0), best)
+            per_path = specificity.setdefault(learning_id, {})
+            per_path[query.text] = max(per_path.get(query.text, 0.0), best)
     for learning_id, tag in reads.tag_hits(conn, tags, statuses):
         _add_label(matched, learning_id, f"tag:{tag}")
-        specificity.setdefault(learning_id, 0.0)
+        specificity.setdefault(learning_id, {})
     return matched, specificity
 
 
@@ -317,6 +319,7 @@ def _attach_match_confidence(hits: list[Hit], found: TextCandidates, *, explain:
     for hit, row in zip(hits, rows, strict=True):
         ceiling = min(ceiling, confidence.probability(row))
         hit.match_confidence = round(ceiling, 4)
+        hit.confident = confidence.confident(hit.match_confidence)
         if explain and hit.explain is not None:
             hit.explain["confidence_features"] = {k: round(v, 4) for k, v in row.items()}
 

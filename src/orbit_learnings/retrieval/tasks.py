@@ -1,6 +1,6 @@
 """Which learnings a task needs: the narrowest scope first, then the task's own words.
 
-Every push layer — `inject`, the agent hooks, the learnings MCP attaches, `context` — asks
+Every push layer — `inject`, the agent hooks, the MCP sidecar, `context` — asks
 this one function, so a task gets the same learnings whichever way it arrives.
 
     score = 0.55 * specificity      # 1.0 this very file, 0.8 its folder, 0.1 `**/*.py`
@@ -9,12 +9,18 @@ this one function, so a task gets the same learnings whichever way it arrives.
           + 0.10 * votes            # saturating; a tie-break, never a reason to show
     a tag match counts 0.35 for scope: less than a narrow glob, more than `**/*.py`
 
-A candidate scoring under `RELATIVE_FLOOR` of the best one (or under `MIN_SCORE`)
-is left out even when a slot stays empty: an agent is better served by two
-learnings about its file than by five where three are generic. A broad learning
-still shows when nothing narrower matches. A learning whose scope does not match
-at all still comes in when the task's text matches it confidently (the lesson
-about the symptom, not the file).
+Each candidate has one reason to be shown (`Hit.reason`): the file of the task its
+scope fits best (`path:<file>`), the task's tags (`tag`), or its words alone (`text`). The
+cut compares like with like: a candidate scoring under `RELATIVE_FLOOR` of the best
+of its kind (or under `MIN_SCORE`) is left out even when a slot stays empty — an
+agent is better served by two learnings about its file than by five where three are
+generic — but a path-scoped learning is never measured against a tag match, whose
+scope bonus is not a glob's. Each file's best learning scoped to that very file or its
+own folder stays whatever the cut and comes first, so neither a tag nor another file of
+the same task takes its slot.
+A broad learning still shows when nothing narrower matches. A learning whose scope
+does not match at all still comes in when the task's text matches it confidently
+(the lesson about the symptom, not the file).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ TAG_SPECIFICITY = 0.35
 MIN_SCORE = 0.05
 RELATIVE_FLOOR = 0.6
 TEXT_CANDIDATES = 30
+OWN = 0.8  # the specificity of a scope on the file itself or its own folder
 _PATH_WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
 _GENERIC_PARTS = frozenset({"src", "app", "lib", "tests", "test", "index", "main", "init"})
 
@@ -59,7 +66,7 @@ def rank_for_task(
     cwd: str | os.PathLike[str] | None = None,
     literal_paths: bool = False,
 ) -> list[Hit]:
-    """Active learnings for a task, best first, each with its task score (see `drop_weak`).
+    """Active learnings for a task, best first, each with its task score (see `shortlist`).
     `literal_paths`: the scope's paths are files (from an agent), never globs."""
     scoped = (
         queries.list_learnings(
@@ -81,42 +88,79 @@ def rank_for_task(
                 candidates[hit.id] = hit
     ranked = ranking.rank(list(candidates.values()))  # votes, priority, recency: the tie-breaks
     for hit in ranked:
-        hit.score = task_score(hit, text_scores.get(hit.id, 0.0))
+        hit.score, hit.reason = best_reason(hit, text_scores.get(hit.id, 0.0))
     ranked.sort(key=lambda hit: round(hit.score or 0.0, 3), reverse=True)
     return ranked
 
 
-def drop_weak(ranked: list[Hit]) -> list[Hit]:
-    """Leave out what scores far below the best candidate (or nearly nothing at all)."""
-    if not ranked:
-        return ranked
-    floor = max(MIN_SCORE, RELATIVE_FLOOR * (ranked[0].score or 0.0))
-    return [hit for hit in ranked if (hit.score or 0.0) >= floor]
+def shortlist(ranked: list[Hit], *, per_file: bool = False) -> list[Hit]:
+    """The candidates worth showing, in the order slots go to them.
+
+    Each is judged against the best of its kind, never across kinds: a path-scoped
+    learning against the best path-scoped one (a tag's scope bonus is not a glob's),
+    a tag match against the best tag match, one found by its words alone against the
+    best of all (words match any task a little). Each file's best learning of its own
+    (`OWN`) stays whatever the cut, and those come first, so no tag and no other file's
+    lessons take its slot; the rest follow by score.
+
+    `per_file` (an agent's hook or prompt, which names the files it touches): a path-scoped
+    learning is judged against the best of its own file's, so a prompt naming two files
+    keeps each file's lesson however well the other's matches the words. Not for `inject
+    --task`, where that let more noise through on the tuning set."""
+    groups: dict[str, list[Hit]] = {}
+    for hit in ranked:  # best first, so each group is too
+        groups.setdefault(hit.reason or "text", []).append(hit)
+    best_path = max((h.score or 0.0 for h in ranked if _path_scoped(h)), default=0.0)
+    firsts = {hits[0].id for reason, hits in groups.items() if _own(reason, hits[0])}
+    kept = {
+        hit.id
+        for reason, hits in groups.items()
+        for hit in _cut(hits, _judge(reason, hits, best_path if not per_file else None, ranked))
+    }
+    return [h for h in ranked if h.id in firsts] + [
+        h for h in ranked if h.id in kept and h.id not in firsts
+    ]
 
 
-def drop_weak_per_path(ranked: list[Hit]) -> list[Hit]:
-    """`drop_weak`, except that a learning matched by a path the task names is also judged
-    against that path's learnings alone: a prompt naming two files keeps each file's
-    learning even when the other file's learning matches the prompt's words far better."""
-    kept = {hit.id for hit in drop_weak(ranked)}
-    by_path: dict[str, list[Hit]] = {}
-    for hit in ranked:
-        for match in hit.matched_by:
-            if match.startswith("path:"):
-                by_path.setdefault(match, []).append(hit)
-    for group in by_path.values():
-        kept.update(hit.id for hit in drop_weak(group))
-    return [hit for hit in ranked if hit.id in kept]
+def _path_scoped(hit: Hit) -> bool:
+    return (hit.reason or "").startswith("path:")
 
 
-def task_score(hit: Hit, text_score: float) -> float:
-    if hit.specificity is not None and any(m.startswith("path:") for m in hit.matched_by):
-        specificity = hit.specificity
-    elif hit.specificity is not None:
-        specificity = TAG_SPECIFICITY
-    else:
-        specificity = 0.0  # found by its text alone
+def _own(reason: str, hit: Hit) -> bool:
+    """Scoped to that very file or its own folder (not merely a glob it falls under)."""
+    return reason.startswith("path:") and (hit.specificity or {}).get(reason[5:], 0.0) >= OWN
+
+
+def _judge(reason: str, group: list[Hit], best_path: float | None, ranked: list[Hit]) -> float:
+    """The score a group's members are measured against (see `shortlist`); no
+    `best_path`: a file's group against its own best."""
+    if reason == "tag" or (best_path is None and reason.startswith("path:")):
+        return group[0].score or 0.0
+    if reason == "text":
+        return ranked[0].score or 0.0
+    return best_path if best_path is not None else 0.0
+
+
+def _cut(group: list[Hit], best: float) -> list[Hit]:
+    """Leave out what scores far below the best it is judged against (or nearly nothing)."""
+    floor = max(MIN_SCORE, RELATIVE_FLOOR * best)
+    return [hit for hit in group if (hit.score or 0.0) >= floor]
+
+
+def best_reason(hit: Hit, text_score: float) -> tuple[float, str]:
+    """The task score of a candidate and why: the file its scope fits best, else a tag,
+    else its words alone."""
     votes = 1.0 - math.exp(-hit.vote_score / 3.0)
+    files = hit.specificity or {}
+    if files:
+        file = max(files, key=lambda path: files[path])  # the first of equals: stable
+        return task_score(files[file], text_score, votes), f"path:{file}"
+    if hit.specificity is not None:
+        return task_score(TAG_SPECIFICITY, text_score, votes), "tag"
+    return task_score(0.0, text_score, votes), "text"
+
+
+def task_score(specificity: float, text_score: float, votes: float) -> float:
     return (
         WEIGHTS["specificity"] * specificity
         + WEIGHTS["text"] * text_score

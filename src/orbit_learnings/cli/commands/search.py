@@ -49,14 +49,15 @@ def search_command(
     """Full-text search over summaries, bodies and tags.
 
     Each result carries a match confidence (the estimated chance it answers the
-    query); when none reaches the threshold, nothing is printed on stdout and
-    stderr says "no confident match" (exit 0), so an agent's context stays clean.
+    query). The confident ones are listed; when none reaches the threshold, the
+    closest are listed marked weak and stderr says "no confident match" (exit 0).
+    `--json` returns every result with `match_confidence` and `confident`.
 
     \b
     Examples:
       orbit learning search "flaky test retry" --limit 5
       orbit learning search "nextval: reached maximum value of sequence" --json
-      orbit learning search "vacation days" --weak   # show the weak matches too
+      orbit learning search "vacation days" --weak   # every weak match too
     """
     do_search(
         STATE.workspace(),

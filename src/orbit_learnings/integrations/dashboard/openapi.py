@@ -29,6 +29,7 @@ _LEARNING_ROW = {
         "vote_count": {"type": "integer"},
         "confidence": {"type": "number"},
         "match_confidence": {"type": "number"},  # text search only
+        "confident": {"type": "boolean"},  # text search only: reaches the threshold
         "score": {"type": "number"},
         "stale": {"type": "array", "items": {"type": "string"}},
         "level": {"type": "string"},
