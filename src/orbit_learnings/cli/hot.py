@@ -6,6 +6,7 @@ Typer commands call the very same functions, so both routes behave the same.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from orbit_learnings.cli.output import (
@@ -21,6 +22,8 @@ from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace
+
+SEMANTIC_ENV = "ORBIT_SEMANTIC"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -173,6 +176,10 @@ def do_hook(name: str, root: str | None, flags: list[str]) -> int:
     """Run the named integration's hook on stdin. Always exit 0: a hook never blocks the agent."""
     from orbit_learnings import integrations
 
+    # A hook answers within milliseconds on every call an agent makes; loading the
+    # embedding model (the semantic extra) costs about half a second a call. Hooks match
+    # by words (BM25 and the confidence gate) unless ORBIT_SEMANTIC=1 asks for vectors.
+    os.environ.setdefault(SEMANTIC_ENV, "0")
     integration = integrations.find(name)
     if integration is None or not integration.has_hook:
         sys.stderr.write(f"orbit hook: no hook named {name!r}\n")
