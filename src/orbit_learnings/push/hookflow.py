@@ -158,7 +158,7 @@ def context_for_paths(
 def context_text(paths: list[str], hits: list[Hit]) -> str:
     shown = [p.removeprefix(GLOB_PREFIX) for p in paths[:3]]
     where = ", ".join(shown) + (", …" if len(paths) > 3 else "")
-    lines = [f"Project learnings (.orbit/learnings) whose scope matches {printable(where)}:"]
+    lines = [f"Learnings whose scope matches {printable(where)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
     return "\n".join(lines)[:MAX_CONTEXT_CHARS]
@@ -204,7 +204,7 @@ def prompt_submitted(
 
 def prompt_text(paths: list[str], hits: list[Hit]) -> str:
     named = f" and the files it names ({', '.join(paths[:3])})" if paths else ""
-    lines = [f"Project learnings (.orbit/learnings) that match this request{printable(named)}:"]
+    lines = [f"Learnings that match this request{printable(named)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
     return "\n".join(lines)[:MAX_CONTEXT_CHARS]

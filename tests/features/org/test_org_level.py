@@ -206,6 +206,10 @@ def test_hooks_and_inject_show_org_learnings_with_their_level_and_half_the_slots
         run_entry("orbit hook claude-code", payload, org.web, env=None), "PostToolUse"
     )
     assert any(i in context for i in org_ids) and "(org; scope src/app.py" in context
+    # the header names what is shown: org learnings are not "Project learnings"
+    assert context.startswith("Learnings whose scope matches src/app.py:\n")
+    code, out, _ = org.run(org.web, "learning", "inject", "--path", "src/app.py")
+    assert "\nLearnings relevant to this task:\n" in out and "(org)" in out
 
 
 def test_promote_then_update_brings_it_in_and_supersedes_the_project_copy(org: Org) -> None:
