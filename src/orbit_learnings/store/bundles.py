@@ -126,6 +126,7 @@ class NewLearning:
     created_by: str | None = None
     anchors: Sequence[Anchor] = ()
     status: str = "active"  # "proposed": in the store for review, never read until approved
+    repos: Sequence[str] = ()  # scope.repos: an org learning's repositories (`--repo`)
 
 
 def refuse_oversized(text: str, learning_id: str) -> None:
@@ -159,6 +160,16 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
         compile_glob(glob)
 
 
+def check_repos(globs: Sequence[str]) -> None:
+    """`scope.repos` entries as the format allows them: repository-name globs."""
+    from orbit_learnings.core.scope import repo_glob_problem
+
+    for glob in globs:
+        problem = repo_glob_problem(glob) if glob.strip() else "is empty"
+        if problem is not None:
+            raise UsageError(f"repository glob {glob!r} {problem}")
+
+
 def check_tag(tag: str) -> None:
     """A tag is one word: `--tag db`, `#db`; one with a space could never be typed back
     as one `--tag` in a lookup's `tag:a b` or matched by the page's tag list."""
@@ -176,6 +187,7 @@ def create_learning(ws: Workspace, new: NewLearning, taken: Collection[str] = ()
     from orbit_learnings.store.yamlio import dump_new
 
     check_content(new.summary, new.scope, anchored=bool(new.anchors))
+    check_repos(new.repos)
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
@@ -208,7 +220,7 @@ def _new_document(
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
         "created_by": new.created_by or default_author(ws_root),
-        "scope": new.scope.cleaned().to_dict(),
+        "scope": new.scope.cleaned().to_dict() | _repos(new.repos),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
         "evidence": [e.to_dict() for e in new.evidence],
@@ -218,6 +230,11 @@ def _new_document(
     if new.anchors:
         document["anchors"] = [a.to_dict() for a in new.anchors]
     return document
+
+
+def _repos(globs: Sequence[str]) -> dict[str, list[str]]:
+    kept = list(dict.fromkeys(g.strip() for g in globs))
+    return {"repos": kept} if kept else {}
 
 
 def default_author(root: Path | None = None) -> str:
@@ -269,6 +286,9 @@ class Changes:
     remove_paths: Sequence[str] = ()
     add_tags: Sequence[str] = ()
     remove_tags: Sequence[str] = ()
+    add_repos: Sequence[str] = ()  # scope.repos, one entry at a time
+    remove_repos: Sequence[str] = ()
+    repos: Sequence[str] | None = None  # the folded list `applied_to` writes
 
     def is_empty(self) -> bool:
         return (
@@ -280,6 +300,7 @@ class Changes:
             and not self.add_evidence
             and self.anchors is None
             and not (self.add_paths or self.remove_paths or self.add_tags or self.remove_tags)
+            and not (self.add_repos or self.remove_repos or self.repos is not None)
         )
 
     def applied_to(self, current: Learning) -> Changes:
@@ -293,9 +314,14 @@ class Changes:
         if self.add_tags or self.remove_tags:
             base = current.tags if tags is None else tags
             tags = _edited_list(current.id, "tag", base, self.add_tags, self.remove_tags)
+        repos = self.repos
+        if self.add_repos or self.remove_repos:
+            base = current.repos if repos is None else repos
+            repos = _edited_list(current.id, "repo", base, self.add_repos, self.remove_repos)
         return replace(
-            self, paths=paths, tags=tags, add_paths=(), remove_paths=(), add_tags=(), remove_tags=()
-        )
+            self, paths=paths, tags=tags, repos=repos, add_paths=(), remove_paths=(),
+            add_tags=(), remove_tags=(), add_repos=(), remove_repos=(),
+        )  # fmt: skip
 
 
 def _edited_list(
@@ -341,6 +367,7 @@ def update_with(
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         check_content(summary, scope, anchored=bool(anchors))
+        check_repos(changes.repos or ())
         return edit_keys(ws, learning_id, _edits_for(current, changes))
 
 
@@ -369,6 +396,8 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
         edits.append(
             Edit(("scope", "tags"), list(Scope(tags=changes.tags).cleaned().tags), "paths")
         )
+    if changes.repos is not None:
+        edits.append(Edit(("scope", "repos"), list(changes.repos), "tags"))
     if changes.priority is not None:
         edits.append(Edit(("priority",), changes.priority))
     if changes.add_evidence:

@@ -71,7 +71,7 @@ def stores(
         if user is not None and (project is None or user.root_dir != project.root_dir):
             chosen.append(user)
     if level in ("org", "all") and project is not None and project.level == "project":
-        from orbit_learnings.store.org.pin import org_store
+        from orbit_learnings.store.org.subscription import org_store
 
         org, hint = org_store(project)
         if org is not None:
@@ -88,7 +88,7 @@ def for_id(project: Workspace, learning_id: str) -> Workspace:
         os.path.join(project.learnings_path, learning_id)
     ):
         from orbit_learnings.core.errors import NotFound
-        from orbit_learnings.store.org.pin import org_store
+        from orbit_learnings.store.org.subscription import org_store
 
         org, hint = org_store(project)
         if org is None:

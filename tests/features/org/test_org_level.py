@@ -68,6 +68,46 @@ def test_repository_scoped_learnings_apply_only_where_they_belong(org: Org) -> N
     assert payments_only in _ids(org, org.web, "--path", "src/app.py")
 
 
+def test_add_repo_writes_scope_repos_in_an_org_store_only(org: Org) -> None:
+    """`--repo` (repeatable, on add, propose and update) writes `scope.repos`; a project
+    or personal store refuses it, since its learnings are read in one place anyway."""
+    scoped = org.add("-s", "Payments calls carry a key", "-p", "src/**", "--repo", "payments-*")
+    text = (org.source / ".orbit" / "learnings" / scoped / "learning.yaml").read_text()
+    assert "  repos:\n    - payments-*\n" in text
+    code, out, err = org.run(
+        org.source, "learning", "propose", "-s", "Web rule", "-p", "**", "--repo", "web",
+        "--repo", "Web",
+    )  # fmt: skip
+    assert code == 0, err
+    proposed = out.strip().splitlines()[0]
+    text = (org.source / ".orbit" / "learnings" / proposed / "learning.yaml").read_text()
+    assert "    - web\n    - Web\n" in text  # case-sensitive: two repositories
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--add-repo", "web")
+    assert code == 0, err
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--remove-repo", "payments-*")
+    assert code == 0, err
+    code, out, _ = org.run(org.source, "learning", "show", scoped, "--json")
+    assert json.loads(out)["scope"]["repos"] == ["web"]
+    org.publish()
+    for repo in (org.payments, org.web):
+        assert org.run(repo, "org", "subscribe", str(org.remote))[0] == 0
+    assert scoped in _ids(org, org.web, "--path", "src/app.py")
+    assert scoped not in _ids(org, org.payments, "--path", "src/app.py")
+    for bad, says in (("payments/api", "never a folder"), ("pay[", "unclosed '['"), ("", "empty")):
+        code, _, err = org.run(
+            org.source, "learning", "add", "-s", "x y", "-p", "**", "--repo", bad
+        )
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--remove-repo", "nope")
+    assert code == 2 and "has no repo 'nope'" in err
+    for args in (("--repo", "web"), ("--repo", "web", "--level", "user")):
+        code, _, err = org.run(org.web, "learning", "add", "-s", "Local", "-p", "src/**", *args)
+        assert code == 2 and "no org store" in err and len(err.strip().splitlines()) == 1
+    local = org.run(org.web, "learning", "add", "-s", "Local", "-p", "src/**")[1].strip()
+    code, _, err = org.run(org.web, "learning", "update", local, "--add-repo", "web")
+    assert code == 2 and "no org store" in err
+
+
 def test_fetch_never_moves_the_pin_and_update_moves_it_in_one_line(org: Org) -> None:
     first = org.add("-s", "Use the money type for amounts", "-p", "**/*.py")
     pinned = org.publish()
@@ -173,6 +213,28 @@ def test_supersede_locally_writes_only_the_project_learning_and_hides_the_org_on
         (org.web / ".orbit" / "org.lock").read_text()
     )  # another repository that pins the same commit still sees it
     assert _ids(org, org.payments, "--path", "src/app.py") == [money]
+
+
+def test_show_says_where_an_org_learning_is_superseded_here(org: Org) -> None:
+    (money,) = _subscribed(org, "Use the money type for amounts")
+    local = org.run(org.web, "learning", "add", "-s", "Integer cents", "-p", "src/**")[1].strip()
+    assert org.run(org.web, "learning", "supersede", money, "--with", local)[0] == 0
+    code, out, err = org.run(org.web, "learning", "show", money)
+    assert code == 0, err
+    assert f"status: active (superseded here by {local})" in out
+    code, out, _ = org.run(org.web, "learning", "show", money, "--json")
+    assert json.loads(out)["superseded_here_by"] == local
+    code, out, _ = org.run(org.web, "learning", "show", local)
+    assert f"supersedes: {money} (org; hidden in this repository)" in out
+    from orbit_learnings.integrations.mcp.tools import LearningTools
+    from orbit_learnings.store.workspace import Workspace
+
+    assert LearningTools(Workspace(org.web), "s1").do_show(id=money)["superseded_here_by"] == local
+    (org.payments / ".orbit" / "org.lock").write_text(
+        (org.web / ".orbit" / "org.lock").read_text()
+    )  # a repository that does not replace it: nothing to say
+    code, out, _ = org.run(org.payments, "learning", "show", money, "--json")
+    assert code == 0 and "superseded_here_by" not in json.loads(out)
 
 
 def test_hooks_and_inject_show_org_learnings_with_their_level_and_half_the_slots(
