@@ -48,6 +48,26 @@ def test_subscribe_pins_the_full_sha_and_both_repositories_read_org_learnings(or
     assert code == 0 and json.loads(out)["level"] == "org"
 
 
+def test_subscribe_in_a_repository_without_orbit_creates_its_store(
+    org: Org, tmp_path: Path
+) -> None:
+    """`org subscribe` is often a repository's first orbit command: it makes `.orbit/`
+    (only once the org answered: a bad URL leaves the folder as it was)."""
+    money = org.add("-s", "Use the money type for amounts", "-p", "**")
+    org.publish()
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q", "-b", "main")
+    code, _, err = org.run(fresh, "org", "subscribe", str(tmp_path / "nowhere.git"))
+    assert code == 1 and "does not appear to be a git repository" in err
+    assert not (fresh / ".orbit").exists()
+    code, out, err = org.run(fresh, "org", "subscribe", str(org.remote))
+    assert code == 0, err
+    assert "Commit .orbit/" in out
+    assert (fresh / ".orbit" / "org.lock").is_file() and (fresh / ".orbit" / ".gitignore").is_file()
+    assert _ids(org, fresh, "--path", "src/app.py") == [money]
+
+
 def test_repository_scoped_learnings_apply_only_where_they_belong(org: Org) -> None:
     payments_only = org.add("-s", "Call the payments API with an idempotency key", "-p", "**")
     org.scope_repos(payments_only, "payments-*")

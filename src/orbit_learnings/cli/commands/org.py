@@ -46,20 +46,13 @@ def init_command(
       orbit org init
       orbit org init --prefix ACME
     """
-    from pathlib import Path
-
     from orbit_learnings.core.ids import prefix_problem
-    from orbit_learnings.store import config, setup
-    from orbit_learnings.store.workspace import find_workspace
+    from orbit_learnings.store import config
 
     problem = prefix_problem(prefix)
     if problem is not None:
         raise UsageError(f"--prefix: {problem}")
-    try:
-        ws = find_workspace(STATE.root)
-    except OrbitError:
-        setup.init_store(Path(STATE.root or os.getcwd()))
-        ws = find_workspace(STATE.root)
+    ws, _ = _workspace_or_new()
     if config.org_subscription(ws) is not None:
         raise UsageError("this repository subscribes to an org; an org store cannot be one too")
     current = config.load(ws).get(config.ID_PREFIX_KEY)
@@ -70,6 +63,22 @@ def init_command(
         f"{ws.root_dir} is an org store: `orbit learning add` allocates {prefix}- IDs."
         " Commit .orbit/, push it, and each repository runs `orbit org subscribe URL`."
     )
+
+
+def _workspace_or_new() -> tuple[Workspace, bool]:
+    """This repository's store, created first when it has none (`orbit init`'s files):
+    `org init` and `org subscribe` are a repository's first orbit command as often as not.
+    Returns the store and whether it was just created."""
+    from pathlib import Path
+
+    from orbit_learnings.store import setup
+    from orbit_learnings.store.workspace import find_workspace
+
+    ws = _existing_workspace()
+    if ws is not None:
+        return ws, False
+    setup.init_store(Path(STATE.root or os.getcwd()))
+    return find_workspace(STATE.root), True
 
 
 def _refuse_renaming(ws: Workspace, current: object, prefix: str) -> None:
@@ -91,7 +100,8 @@ def subscribe_command(
     url: Annotated[str, typer.Argument(help="The org repository (any URL git can fetch).")],
     branch: BranchOpt = None,
 ) -> None:
-    """Read an org store's learnings here, pinned to its branch's current commit.
+    """Read an org store's learnings here, pinned to its branch's current commit (the
+    repository's `.orbit/` is created first when it has none).
 
     \b
     Example:
@@ -103,7 +113,37 @@ def subscribe_command(
 
     if url.startswith("-") or not url.strip():
         raise UsageError(f"{url!r} is not a repository URL")
-    ws = STATE.workspace()
+    existing = _existing_workspace()
+    if existing is not None:
+        _refuse_second_org(existing, url)
+    branch = branch or _default_branch(url)
+    fetched = cache.fetch(url, branch)
+    if fetched.gone or fetched.after is None:
+        raise OrbitError(f"{url} has no branch {branch!r}")
+    ws, created = (existing, False) if existing is not None else _workspace_or_new()
+    pin = Pin(url, branch, fetched.after)
+    count = _pin(ws, pin)
+    config.set_setting(ws, config.ORG_KEY, {"url": url, "branch": branch})
+    commit = ".orbit/ (created now)" if created else ".orbit/config.yaml and .orbit/org.lock"
+    info(
+        f"Subscribed to {url} ({branch}) at {pin.short}: {count} org learning(s). Commit {commit}."
+    )
+
+
+def _existing_workspace() -> Workspace | None:
+    from orbit_learnings.core.errors import WorkspaceNotFound
+    from orbit_learnings.store.workspace import find_workspace
+
+    try:
+        return find_workspace(STATE.root)
+    except WorkspaceNotFound:
+        return None
+
+
+def _refuse_second_org(ws: Workspace, url: str) -> None:
+    """One org per repository, and an org store reads no org."""
+    from orbit_learnings.store import config
+
     current = config.org_subscription(ws)
     if current is not None and current[0] != url:
         raise UsageError(
@@ -112,17 +152,6 @@ def subscribe_command(
         )
     if config.load(ws).get(config.ID_PREFIX_KEY):
         raise UsageError("this repository is an org store; it cannot subscribe to one")
-    branch = branch or _default_branch(url)
-    fetched = cache.fetch(url, branch)
-    if fetched.gone or fetched.after is None:
-        raise OrbitError(f"{url} has no branch {branch!r}")
-    pin = Pin(url, branch, fetched.after)
-    count = _pin(ws, pin)
-    config.set_setting(ws, config.ORG_KEY, {"url": url, "branch": branch})
-    info(
-        f"Subscribed to {url} ({branch}) at {pin.short}: {count} org learning(s)."
-        " Commit .orbit/config.yaml and .orbit/org.lock."
-    )
 
 
 def _default_branch(url: str) -> str:

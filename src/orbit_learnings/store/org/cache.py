@@ -66,9 +66,16 @@ def git(
     except subprocess.TimeoutExpired:
         raise OrbitError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s; stopped") from None
     if check and done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines()
-        raise OrbitError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
+        raise OrbitError(f"git {args[0]} failed: {reason(done.stderr) or done.returncode}")
     return done
+
+
+def reason(stderr: bytes) -> str:
+    """The line of git's complaint that says what went wrong: its first `fatal:` or
+    `error:` line (the last one is often "and the repository exists.")."""
+    lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
+    said = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (said or lines or [""])[0].removeprefix("fatal: ").removeprefix("error: ")
 
 
 def clone_dir(url: str) -> str:
@@ -133,8 +140,7 @@ def fetch(url: str, branch: str) -> Fetched:
         message = done.stderr.decode(errors="replace")
         if "couldn't find remote ref" in message or "no such ref" in message.lower():
             return Fetched(before, before, gone=True)
-        lines = message.strip().splitlines()
-        raise OrbitError(f"cannot fetch {url}: {lines[-1] if lines else 'git fetch failed'}")
+        raise OrbitError(f"cannot fetch {url}: {reason(done.stderr) or 'git fetch failed'}")
     result = Fetched(before, tip(clone, branch), gone=False)
     if before and result.after and not is_ancestor(clone, before, result.after):
         result.rewritten = True
