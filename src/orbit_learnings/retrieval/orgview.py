@@ -36,7 +36,7 @@ class OrgView:
         scoped = reads.repo_scoped(conn)
         if scoped:
             from orbit_learnings.core.scope import repo_matches
-            from orbit_learnings.store.org.subscription import repo_name
+            from orbit_learnings.store.org.reponame import repo_name
 
             name = repo_name(self.project)
             hidden.update(i for i, globs in scoped.items() if not repo_matches(globs, name))

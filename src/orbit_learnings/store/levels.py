@@ -71,14 +71,21 @@ def stores(
         if user is not None and (project is None or user.root_dir != project.root_dir):
             chosen.append(user)
     if level in ("org", "all") and project is not None and project.level == "project":
-        from orbit_learnings.store.org.subscription import org_store
-
         org, hint = org_store(project)
         if org is not None:
             chosen.append(org)
         elif hint and hints is not None:
             hints.append(hint)
     return chosen
+
+
+def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
+    """The org store `project` reads at its pin, or (None, a one-line hint) when the pinned
+    commit is not in the cache; (None, None) when it subscribes to no org."""
+    from orbit_learnings.store.org.pin import org_tree
+
+    folder, hint = org_tree(project.root_dir)
+    return (Workspace(folder, level="org"), None) if folder is not None else (None, hint)
 
 
 def for_id(project: Workspace, learning_id: str) -> Workspace:
@@ -88,7 +95,6 @@ def for_id(project: Workspace, learning_id: str) -> Workspace:
         os.path.join(project.learnings_path, learning_id)
     ):
         from orbit_learnings.core.errors import NotFound
-        from orbit_learnings.store.org.subscription import org_store
 
         org, hint = org_store(project)
         if org is None:

@@ -331,7 +331,7 @@ def promote_command(
 
     from orbit_learnings.store import bundles
     from orbit_learnings.store.org import cache, promote
-    from orbit_learnings.store.org.subscription import repo_name
+    from orbit_learnings.store.org.reponame import repo_name
 
     if to != "org":
         raise UsageError(f"--to {to!r}: a learning can be promoted to org only")
@@ -366,7 +366,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.index.reads import evidence_of_active
     from orbit_learnings.store import bundles
-    from orbit_learnings.store.org.subscription import repo_name
+    from orbit_learnings.store.org.reponame import repo_name
 
     mine = repo_name(ws) + ":"
     with open_fresh(org) as index:

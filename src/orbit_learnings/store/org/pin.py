@@ -11,7 +11,7 @@ the same org commit, and moving it (`orbit org update`) is a one-line diff:
 The org repository's clone and each pinned commit's files live in the user cache
 (`ORBIT_ORG_CACHE`, else platformdirs' user cache), never in the work tree. Stdlib only
 and no git (nor anything that knows a workspace): every hot read asks
-`store.org.subscription.org_store` which tree to read, and a tree is a plain
+`org_tree` which tree to read, and a tree is a plain
 folder written once per commit by `store.org.cache`.
 """
 
@@ -21,7 +21,7 @@ import os
 import sys
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.layout import ORBIT_DIR, ORG_LOCK_FILE
+from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR, ORG_LOCK_FILE
 
 ORG_CACHE_ENV = "ORBIT_ORG_CACHE"
 APP_NAME = "orbit-learnings"
@@ -122,3 +122,22 @@ def _fnv1a(text: str) -> int:
 def tree_dir(pin: Pin) -> str:
     """The pinned commit's files, written once (`store.org.cache.materialise`)."""
     return os.path.join(checkout_dir(pin.url), TREES_DIR, pin.commit)
+
+
+def org_tree(root: str) -> tuple[str | None, str | None]:
+    """The pinned org tree the repository at `root` reads, or (None, a one-line hint) when
+    its pinned commit is not in the cache yet; (None, None) when it subscribes to no org.
+    Reads only: never git, never the network."""
+    try:
+        pin = read_pin(root)
+    except OrbitError as exc:
+        return None, exc.message
+    if pin is None:
+        return None, None
+    folder = tree_dir(pin)
+    if not os.path.isdir(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR)):
+        return None, (
+            f"org learnings at {pin.short} are not in the cache; `orbit org fetch` brings them"
+            " (project and personal learnings still answer)"
+        )
+    return folder, None

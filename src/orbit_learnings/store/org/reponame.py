@@ -1,8 +1,7 @@
-"""What a subscribing repository reads of its org: the org store at the pinned commit,
-and its own name, which the org learnings' `scope.repos` globs match.
+"""A subscribing repository's name, which the org learnings' `scope.repos` globs match.
 
-Both run on every hot read of a subscriber, so neither starts git or parses YAML when
-it need not: the pin is read line by line (`store.org.pin`), and a plain
+Asked on a hot read whenever an org learning names repositories, so it never starts git
+or parses YAML when it need not: `origin` is read from git's config file, and a plain
 `repo_name: web` line of `.orbit/config.yaml` is read as it is.
 """
 
@@ -10,29 +9,8 @@ from __future__ import annotations
 
 import os
 
-from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR
-from orbit_learnings.store.org.pin import read_pin, tree_dir
+from orbit_learnings.store.layout import ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
-
-
-def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
-    """The org store this repository reads, or (None, a one-line hint) when its pinned
-    commit is not in the cache yet; (None, None) when it subscribes to no org. Reads only:
-    never git, never the network."""
-    try:
-        pin = read_pin(project.root_dir)
-    except OrbitError as exc:
-        return None, exc.message
-    if pin is None:
-        return None, None
-    folder = tree_dir(pin)
-    if not os.path.isdir(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR)):
-        return None, (
-            f"org learnings at {pin.short} are not in the cache; `orbit org fetch` brings them"
-            " (project and personal learnings still answer)"
-        )
-    return Workspace(folder, level="org"), None
 
 
 def repo_name(project: Workspace) -> str:
