@@ -104,9 +104,16 @@ def test_a_local_supersede_and_a_promotion_use_the_org_prefix(org: Org) -> None:
     code, out, err = org.run(org.web, "learning", "check")
     assert code == 0, out + err  # `supersedes: ACME-0001` is a valid link here
     other = org.run(org.web, "learning", "add", "-s", "Retry webhooks", "-p", "src/**")[1].strip()
-    code, out, err = org.run(org.web, "learning", "promote", other, "--to", "org")
+    code, out, err = org.run(org.web, "learning", "promote", other, "--to", "org", "--push")
     assert code == 0, err
     assert "ACME-0002" in out
+    git(org.source, "fetch", "-q", "origin")  # the org merges it; the pin moves
+    git(org.source, "merge", "-q", "--ff-only", f"origin/promote/{other}")
+    git(org.source, "push", "-q", "origin", "HEAD:main")
+    code, out, err = org.run(org.web, "org", "update")
+    assert code == 0, err
+    assert f"{other} is now superseded by ACME-0002" in out
+    assert _ids(org, org.web, "--path", "src/app.py") == sorted([local, "ACME-0002"])
 
 
 @pytest.mark.parametrize("declared", ["L", "'../x'", "A" * 300, "'ÉCOLE'", "[O]"])
