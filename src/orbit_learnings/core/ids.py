@@ -102,7 +102,7 @@ def _compiled(name: str, source: str) -> re.Pattern[str]:
 
 
 # The process's current repository, and how to learn the prefix it declares or reads
-# (`store.prefixes` sets it); what that lookup found, once asked.
+# (`store.workspace.declare_prefixes` sets it); what that lookup found, once asked.
 _source: list[Callable[[], Iterable[str]]] = []
 _declared: list[tuple[str, ...]] = []
 
