@@ -92,6 +92,26 @@ def test_subscribers_read_the_org_prefix_everywhere(org: Org) -> None:
     assert client.get("/api/learnings/RFC-2119", headers=auth).status_code == 404
 
 
+def test_a_long_lived_server_reads_the_prefix_pinned_now(org: Org) -> None:
+    """An MCP server or dashboard started before the repository subscribed (or before the
+    pin moved to an org that declares its prefix) still answers for `ACME-0001`."""
+    from orbit_learnings.core import ids
+    from orbit_learnings.integrations.mcp.tools import LearningTools
+    from orbit_learnings.store.workspace import Workspace
+
+    _acme(org)
+    money = org.add("-s", "Use the money type for amounts", "-p", "src/**")
+    org.publish()
+    tools = LearningTools(Workspace(org.web), "s1")
+    ids.declare_source(lambda: [])  # what the server knew when it started: no org
+    assert not ids.is_learning_id(money)
+    assert org.run(org.web, "org", "subscribe", str(org.remote))[0] == 0
+    ids.declare_source(lambda: [])
+    assert [h["id"] for h in tools.do_list(path="src/app.py")["learnings"]] == [money]
+    ids.declare_source(lambda: [])
+    assert tools.do_show(id=money)["id"] == money
+
+
 def test_a_local_supersede_and_a_promotion_use_the_org_prefix(org: Org) -> None:
     _acme(org)
     money = org.add("-s", "Use the money type for amounts", "-p", "src/**")

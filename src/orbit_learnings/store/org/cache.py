@@ -66,11 +66,11 @@ def git(
     except subprocess.TimeoutExpired:
         raise OrbitError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s; stopped") from None
     if check and done.returncode != 0:
-        raise OrbitError(f"git {args[0]} failed: {reason(done.stderr) or done.returncode}")
+        raise OrbitError(f"git {args[0]} failed: {git_reason(done.stderr) or done.returncode}")
     return done
 
 
-def reason(stderr: bytes) -> str:
+def git_reason(stderr: bytes) -> str:
     """The line of git's complaint that says what went wrong: its first `fatal:` or
     `error:` line (the last one is often "and the repository exists.")."""
     lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
@@ -140,7 +140,7 @@ def fetch(url: str, branch: str) -> Fetched:
         message = done.stderr.decode(errors="replace")
         if "couldn't find remote ref" in message or "no such ref" in message.lower():
             return Fetched(before, before, gone=True)
-        raise OrbitError(f"cannot fetch {url}: {reason(done.stderr) or 'git fetch failed'}")
+        raise OrbitError(f"cannot fetch {url}: {git_reason(done.stderr) or 'git fetch failed'}")
     result = Fetched(before, tip(clone, branch), gone=False)
     if before and result.after and not is_ancestor(clone, before, result.after):
         result.rewritten = True
