@@ -53,8 +53,8 @@ def moment_quote(moment: Any) -> str:
         for path, old, new in moment.edits[:2]:
             shown += f"\nafter editing {path}:\n- {old.strip()[:200]}\n+ {new.strip()[:200]}"
         return shown
-    said = moment.said if len(moment.said) <= QUOTE_CHARS else moment.said[:QUOTE_CHARS] + " …"
-    return said
+    said = str(moment.said)
+    return said if len(said) <= QUOTE_CHARS else said[:QUOTE_CHARS] + " …"
 
 
 def _command(text: str) -> str:
