@@ -29,8 +29,7 @@ def test_the_old_fixtures_still_yield_their_lesson_and_nothing_from_noise() -> N
     assert drafts_of("error_fix.jsonl") == [
         (
             "error-fix",
-            "`pytest` fails with `E   ModuleNotFoundError: No module named 'httpx'` until "
-            "pyproject.toml is fixed",
+            "`pytest` needs `\"httpx\"` in `pyproject.toml` (`No module named 'httpx'`)",
             ["pyproject.toml"],
         )
     ]

@@ -1,10 +1,12 @@
 """A moment turned into a draft a reviewer can accept as is or with light edits.
 
-The deterministic draft states the rule in the person's own words (their first sentence,
-fillers such as "no," or "actually" dropped) and quotes the moment in the body, so the
-reviewer sees the evidence beside the claim. An error-fix draft says which command failed
-with what, and the command or the configuration change that made it pass. The scope comes
-from the files the moment involved, repo-relative from any OS.
+The summary states the rule (`wording`): the person's sentence that reads as one, in their
+language; for a command that failed and then passed, what the change says ("`python` is not
+found here: run `python3`", "`pytest` needs `PYTHONPATH=src`"); for the agent's finding, the
+cause it found. The body is the evidence: the person's words quoted, the call they refused,
+the lines the agent changed after they spoke, the failing output and the old → new command
+or lines. The scope comes from the files the moment involved, repo-relative from any OS.
+A moment whose words state nothing a reviewer could keep gives no draft.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments import Moment, rule_cue
+from orbit_learnings.curation.capture import commands, wording
+from orbit_learnings.curation.capture.moments import EDIT_TOOLS, Moment, changed_files, rule_cue
+from orbit_learnings.curation.capture.sessions import TOOL_USE, USER, Turn
 
 MAX_SUMMARY = 160
 _FILLER = re.compile(
@@ -24,23 +27,6 @@ _FILLER = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")  # CJK: no space after a stop
-_TOPIC_TAGS = (
-    ("pytest", "testing"),
-    ("jest", "testing"),
-    ("vitest", "testing"),
-    ("npm", "tooling"),
-    ("pnpm", "tooling"),
-    ("yarn", "tooling"),
-    ("docker", "docker"),
-    ("git", "git"),
-    ("pip", "dependencies"),
-    ("no module named", "dependencies"),
-    ("cannot find module", "dependencies"),
-    ("uv", "dependencies"),
-    ("cargo", "rust"),
-    ("alembic", "database"),
-    ("migrat", "database"),
-)
 
 
 @dataclass
@@ -65,17 +51,28 @@ class Draft:
         }
 
 
-def draft_for(moment: Moment, *, path: str, root: str | None) -> Draft:
-    summary, body = _error_fix_text(moment) if moment.kind == "error-fix" else _said(moment)
+def draft_for(
+    moment: Moment, *, path: str, root: str | None, turns: Sequence[Turn] = ()
+) -> Draft | None:
+    """The moment as a draft, or None when its words state nothing a reviewer could keep
+    (a question, a thank-you, a bug report, a guess). `turns` are the session's, for the
+    evidence around the moment: the call the person refused, the agent's edit after it."""
+    text = (
+        _error_fix_text(moment, root) if moment.kind == "error-fix" else _said(moment, turns, root)
+    )
+    if text is None:
+        return None
+    summary, body = text
     source: dict[str, object] = {"file": path, "lines": moment.lines, "moment": moment.kind}
     if moment.said:
         source["quote"] = moment.said[:500]
+    paths = globs_for(moment.files, root)
     return Draft(
         moment.kind,
         _repo_words(summary, root),
         _repo_words(body, root),
-        globs_for(moment.files, root),
-        _tags(moment),
+        paths,
+        _tags(moment, paths),
         moment.score,
         source,
     )
@@ -92,58 +89,163 @@ def rule_sentence(said: str) -> str:
     return rule[:1].upper() + rule[1:] if rule else ""
 
 
-def _said(moment: Moment) -> tuple[str, str]:
-    how = {
-        "rejection": "refused the agent's action and said",
-        "interruption": "interrupted the agent and said",
-        "queued": "said while the agent was working",
-        "redo": "said after the agent's edit, which the agent then redid",
-        "after-error": "said after a command failed",
-        "pasted-error": "showed a failure from their own terminal",
-        "follow-up": "said",
-    }.get(moment.kind)
-    quote = moment.said if len(moment.said) <= 600 else moment.said[:600] + " …"
-    if how is None:  # "finding": the agent's words, not the user's
-        about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
-        return rule_sentence(_past_retraction(moment.said)), f"The agent found:\n\n> {quote}{about}"
-    about = f"\n\nFiles involved: {', '.join(moment.files)}" if moment.files else ""
-    return rule_sentence(moment.said), f"The user {how}:\n\n> {quote}{about}"
+_HOW = {
+    "rejection": "refused the agent's action and said",
+    "interruption": "interrupted the agent and said",
+    "queued": "said while the agent was working",
+    "redo": "said after the agent's edit, which the agent then redid",
+    "after-error": "said after a command failed",
+    "pasted-error": "showed a failure from their own terminal",
+    "follow-up": "said",
+}
+# Kinds whose only signal is that the person spoke: their words must read as a rule.
+_NEEDS_CUE = {"after-error", "follow-up", "queued", "pasted-error"}
+QUOTE_CHARS = 400
 
 
-# A sentence that only takes something back or agrees ("I need to correct my earlier advice.",
-# "Yes, that's exactly the cause.", "是的，这正是原因。"): the lesson is in the next one.
-_ONLY_RETRACTS = re.compile(
-    r"^\W*(yes\W+)?(I need to correct|I was wrong|correction|that'?s (exactly )?(the|why)|"
-    r"this is (exactly )?(the|why)|是的|对|正是原因|没错)",
-    re.I,
-)
+def _said(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str, str] | None:
+    files = globs_for(moment.files, root)
+    about = f"\n\nFiles: {', '.join(f'`{f}`' for f in files)}" if files else ""
+    if moment.kind == "finding":  # the agent's words, not the person's
+        found = wording.finding_rule(moment.said)
+        if found is None:
+            return None
+        return found, f"The agent found:\n\n{_quote(moment.said)}{about}"
+    if moment.kind in _NEEDS_CUE and not rule_cue(moment.said):
+        return None  # "remove config files" after a failure: the next step, not a rule
+    before = _call_before(moment, turns)
+    rule = wording.person_rule(moment.said, instead_of=_program(before))
+    if rule is None:
+        return None
+    how = _HOW.get(moment.kind, "said")
+    body = f"The user {how}:\n\n{_quote(moment.said)}"
+    body += _evidence(moment, before, turns, root) + about
+    return rule, body
 
 
-def _past_retraction(said: str) -> str:
-    """The agent's words from the first sentence that says something of its own."""
-    sentences = [s.strip() for s in _SENTENCE.split(said.strip()) if s and s.strip()]
-    while len(sentences) > 1 and _ONLY_RETRACTS.match(sentences[0]) and len(sentences[0]) < 80:
-        sentences.pop(0)
-    return " ".join(sentences).replace("**", "")  # markdown emphasis is no part of a rule
+def _quote(said: str) -> str:
+    text = said.strip() if len(said) <= QUOTE_CHARS else said[:QUOTE_CHARS].rstrip() + " …"
+    return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
 
 
-def _error_fix_text(moment: Moment) -> tuple[str, str]:
+def _call_before(moment: Moment, turns: Sequence[Turn]) -> Turn | None:
+    """The agent's tool call the person refused or interrupted (the last one before)."""
+    if moment.kind not in ("rejection", "interruption"):
+        return None
+    earlier = [t for t in turns if t.line <= moment.lines[0] and not t.sidechain]
+    for turn in reversed(earlier[-8:]):
+        if turn.kind == TOOL_USE:
+            return turn
+        if turn.kind == USER and turn.line < moment.lines[0]:
+            return None
+    return None
+
+
+def _program(call: Turn | None) -> str:
+    command = str(call.tool_input.get("command", "")) if call is not None else ""
+    operation = commands.operation(command) if command else None
+    return operation.split()[0] if operation else ""
+
+
+def _evidence(moment: Moment, before: Turn | None, turns: Sequence[Turn], root: str | None) -> str:
+    """What the agent was doing when the person spoke, and what it changed after."""
+    shown = ""
+    if before is not None:
+        command = str(before.tool_input.get("command", "")).strip()
+        target = changed_files(before)
+        if command:
+            shown += f"\n\nThe agent was about to run: `{_first_line(command)}`"
+        elif target:
+            rel = commands.repo_relative(target[0], root) or target[0]
+            shown += f"\n\nThe agent was about to change `{rel}`."
+    if moment.kind == "redo":
+        shown += _redone(moment, turns, root)
+    return shown
+
+
+def _redone(moment: Moment, turns: Sequence[Turn], root: str | None) -> str:
+    """The agent's next edit after the person spoke: the lines it changed."""
+    later = [t for t in turns if t.line > moment.lines[0] and t.kind == TOOL_USE]
+    for turn in later[:6]:
+        if turn.tool not in EDIT_TOOLS or not changed_files(turn):
+            continue
+        old = str(turn.tool_input.get("old_string", ""))
+        new = str(turn.tool_input.get("new_string", turn.tool_input.get("content", "")))
+        diff = _changed_lines(old, new)
+        if diff:
+            name = changed_files(turn)[0]
+            rel = commands.repo_relative(name, root) or os.path.basename(name)
+            return f"\n\nThe agent then changed `{rel}`:\n\n```\n{diff}\n```"
+    return ""
+
+
+def _changed_lines(old: str, new: str, most: int = 3) -> str:
+    old_lines = [ln.rstrip() for ln in old.splitlines() if ln.strip()]
+    new_lines = [ln.rstrip() for ln in new.splitlines() if ln.strip()]
+    gone = [f"- {ln.strip()[:160]}" for ln in old_lines if ln not in new_lines][:most]
+    came = [f"+ {ln.strip()[:160]}" for ln in new_lines if ln not in old_lines][:most]
+    return "\n".join(gone + came)
+
+
+def _first_line(command: str) -> str:
+    lines = command.strip().splitlines()
+    first = lines[0] if lines else ""
+    first = first if len(first) <= 160 else first[:159] + "…"
+    return first + (" …" if len(lines) > 1 else "")
+
+
+def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
+    """ "`python` is not found here: run `python3`", "`pytest` needs `PYTHONPATH=src`",
+    "`npm test` needs `"dotenv": "^16"` in `package.json`"; the body shows what failed, how,
+    and the command or the lines that made it pass."""
     error = moment.error or "an error"
-    if moment.edits:
-        changed = ", ".join(dict.fromkeys(e[0] for e in moment.edits))
-        summary = f"`{moment.operation}` fails with `{error[:90]}` until {changed} is fixed"
-        shown = "\n".join(
-            f"{f}:\n  - {o.strip()[:200]}\n  + {n.strip()[:200]}" for f, o, n in moment.edits[:3]
+    failed, fixed = _first_line(moment.failed), _first_line(moment.fixed)
+    body = f"Failed:\n\n    {failed}\n    → {error}\n\n"
+    if moment.edits and not moment.changes:
+        files = list(dict.fromkeys(e[0] for e in moment.edits))
+        names = [commands.repo_relative(f, root) or os.path.basename(f) for f in files]
+        summary = _config_rule(moment, names[0])
+        shown = "\n\n".join(
+            (f"`{name}`:\n\n" if len(names) > 1 else "") + f"```\n{diff}\n```"
+            for name, (_, old, new) in zip(names, moment.edits[:3], strict=False)
+            if (diff := _changed_lines(old, new))
         )
-        fix = f"The fix changed {changed}:\n{shown}"
-    elif moment.changes or _programs(moment):
-        summary = _rerun_rule(moment)
-        fix = f"It succeeded as:\n  {moment.fixed}"
-    else:
-        summary = f"Run `{moment.fixed[:100]}`, not `{moment.failed[:60]}`"
-        fix = f"It succeeded as:\n  {moment.fixed}"
-    body = f"Failed:\n  {moment.failed}\n  → {error}\n\n{fix}"
-    return summary, body
+        body += f"It passed after a change to {', '.join(f'`{n}`' for n in names)}"
+        body += f":\n\n{shown}" if shown else "."
+        return summary, body
+    how = f" {', '.join(moment.changes)}" if moment.changes else ""
+    same = moment.fixed.strip() == moment.failed.strip()
+    body += f"It passed, run unchanged{how}." if same else f"It passed as{how}:\n\n    {fixed}"
+    return _rerun_rule(moment), body
+
+
+def _config_rule(moment: Moment, name: str) -> str:
+    """ "`pytest` needs `"httpx"` in `pyproject.toml` (`No module named 'httpx'`)" when the
+    fix added one short piece of text; else the failure and the file that fixed it."""
+    inserted = [_inserted(old, new) for _, old, new in moment.edits]
+    error = _error_core(moment.error)
+    if len(inserted) == 1 and inserted[0]:
+        rule = f"`{moment.operation}` needs `{inserted[0]}` in `{name}`"
+        return f"{rule} (`{error}`)" if error and len(rule) + len(error) < 88 else rule
+    error = wording.shorten(moment.error or "an error", 50)
+    return f"`{moment.operation}` fails with `{error}` until `{name}` is fixed"
+
+
+def _inserted(old: str, new: str) -> str | None:
+    """The one short piece of text an edit added (nothing removed), else None."""
+    import difflib
+
+    ops = [op for op in difflib.SequenceMatcher(None, old, new).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "insert":
+        return None
+    text = new[ops[0][3] : ops[0][4]].strip(" ,\n")
+    return text if 0 < len(text) <= 50 and "\n" not in text else None
+
+
+def _error_core(error: str) -> str:
+    """ "E   ModuleNotFoundError: No module named 'httpx'" → "No module named 'httpx'"."""
+    core = error.strip().rsplit(": ", 1)[-1].strip()
+    return core if 0 < len(core) <= 45 else ""
 
 
 def _programs(moment: Moment) -> tuple[str, str] | None:
@@ -155,18 +257,58 @@ def _programs(moment: Moment) -> tuple[str, str] | None:
     return (old, new) if old and new and old != new and old not in ("cd",) else None
 
 
+_NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such file", re.I)
+
+
 def _rerun_rule(moment: Moment) -> str:
-    """ "Use `python3`, not `python`" / "Run `pytest` with `DATABASE_URL=…`"."""
+    """ "`python` is not found here: run `python3`" / "`pytest` needs `DATABASE_URL=…`"."""
     programs = _programs(moment)
-    how = ", ".join(moment.changes)
     if programs:
-        return f"Use `{programs[1]}`, not `{programs[0]}`" + (f" ({how})" if how else "")
-    return f"Run `{moment.operation}` {how}"
+        old, new = programs
+        if _NOT_FOUND.search(moment.error) and old in moment.error:
+            return f"`{old}` is not found here: run `{new}`"
+        return f"Use `{new}`, not `{old}`"
+    needs = [c[len("with ") :] for c in moment.changes if c.startswith("with ")]
+    sandbox = [c for c in moment.changes if "sandbox" in c]
+    if sandbox:
+        return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
+    if needs and len(needs) == len(moment.changes):
+        return f"`{moment.operation}` needs {' and '.join(needs)}"
+    if moment.changes:
+        return f"Run `{moment.operation}` {', '.join(moment.changes)}"
+    return f"Run `{_first_line(moment.fixed)[:80]}`, not `{_first_line(moment.failed)[:60]}`"
 
 
-def _tags(moment: Moment) -> list[str]:
-    text = f"{moment.operation} {moment.failed} {moment.error} {' '.join(moment.files)}".lower()
-    return sorted({tag for needle, tag in _TOPIC_TAGS if needle in text})
+# Tags from the tools a moment ran and the kinds of file it touched, matched as whole words.
+_TOOL_TAGS = (
+    (r"pytest|jest|vitest|rspec|mocha|unittest", "testing"),
+    (r"npm|pnpm|yarn|bun|npx", "tooling"),
+    (r"docker|docker-compose|compose", "docker"),
+    (r"git", "git"),
+    (r"pip|uv|poetry|no module named|cannot find module", "dependencies"),
+    (r"cargo", "rust"),
+    (r"alembic|migrations?|migrate", "database"),
+    (r"sandbox|escalated|permission ?denied", "permissions"),
+)
+_FILE_TAGS = {
+    ".py": "python", ".ts": "typescript", ".tsx": "typescript", ".js": "javascript",
+    ".jsx": "javascript", ".mjs": "javascript", ".rb": "ruby", ".go": "go", ".rs": "rust",
+    ".sql": "database", ".tex": "latex", ".sh": "shell", ".vue": "vue", ".java": "java",
+    ".kt": "kotlin", ".swift": "swift", ".php": "php", ".cs": "csharp",
+}  # fmt: skip
+
+
+def _tags(moment: Moment, paths: Sequence[str]) -> list[str]:
+    text = f"{moment.operation} {moment.failed} {moment.error}".lower()
+    tags = {tag for words, tag in _TOOL_TAGS if re.search(rf"(?<![\w.-])({words})(?![\w-])", text)}
+    for path in paths:
+        if path.startswith(".github/workflows"):
+            tags.add("ci")
+        elif os.path.basename(path).lower().startswith(("dockerfile", "docker-compose")):
+            tags.add("docker")
+        elif tag := _FILE_TAGS.get(os.path.splitext(path)[1].lower()):
+            tags.add(tag)
+    return sorted(tags)[:4]
 
 
 def _repo_words(text: str, root: str | None) -> str:
@@ -179,7 +321,8 @@ def _repo_words(text: str, root: str | None) -> str:
 
 def globs_for(files: Sequence[str], root: str | None) -> list[str]:
     """Repo-relative globs for the files a moment involved: a folder glob when several share
-    a folder; files outside the repository and scratch files are left out."""
+    a folder, their common folder's when more than three would be listed; files outside the
+    repository and scratch files are left out."""
     relative: dict[str, None] = {}
     for path in files:
         if commands.is_scratch(path):
@@ -193,4 +336,5 @@ def globs_for(files: Sequence[str], root: str | None) -> list[str]:
     globs: list[str] = []
     for folder, members in by_folder.items():
         globs.extend([f"{folder}/**"] if len(members) > 1 and folder else members)
-    return globs
+    common = os.path.commonpath([os.path.dirname(r) for r in relative]) if relative else ""
+    return [f"{common}/**"] if len(globs) > 3 and common else globs

@@ -72,9 +72,9 @@ def _read(path: str) -> Session:
 def _deterministic(moments: list[tuple[Session, Moment]], root: str | None) -> list[Draft]:
     merged: list[Draft] = []
     for session, moment in moments:
-        draft = draft_for(moment, path=session.path, root=session.cwd or root)
-        if len(draft.summary.split()) < 2:
-            continue
+        draft = draft_for(moment, path=session.path, root=session.cwd or root, turns=session.turns)
+        if draft is None:
+            continue  # the moment's words state nothing a reviewer could keep
         same = same_lesson(draft.summary, [d.summary for d in merged])
         if same is None:
             merged.append(draft)
