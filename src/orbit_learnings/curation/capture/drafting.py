@@ -72,7 +72,7 @@ def draft_for(
         _repo_words(summary, root),
         _repo_words(body, root),
         paths,
-        _tags(moment, paths),
+        _tags(moment, [*paths, *(p for p in moment.files if not commands.is_scratch(p))]),
         moment.score,
         source,
     )
@@ -250,11 +250,14 @@ def _error_core(error: str) -> str:
 
 def _programs(moment: Moment) -> tuple[str, str] | None:
     """(old, new) when the rerun ran another program (`python` → `python3`)."""
-    from orbit_learnings.curation.capture.commands import segments
-
-    old = next(iter(segments(moment.failed)), [""])[0]
-    new = next(iter(segments(moment.fixed)), [""])[0]
+    old, new = _first_program(moment.failed), _first_program(moment.fixed)
     return (old, new) if old and new and old != new and old not in ("cd",) else None
+
+
+def _first_program(command: str) -> str:
+    """The program a command line starts with, its `VAR=value` settings passed over."""
+    first = next(iter(commands.segments(command)), [])
+    return next((w for w in first if not commands.ASSIGNMENT.match(w)), "")
 
 
 _NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such file", re.I)

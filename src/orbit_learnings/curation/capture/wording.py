@@ -94,7 +94,7 @@ def person_rule(said: str, *, instead_of: str = "") -> str | None:
     if len(_HEADING.findall(said)) >= 2:
         return None  # a pasted document or a command template, not the person's rule
     sentences = _sentences(_HARNESS.sub(" ", said))
-    chosen = _best(sentences)
+    chosen = _best_clause(sentences)
     if chosen is None:
         return None
     if not _STRONG.search(chosen) and any(_REPORTS.search(s) for s in sentences):
@@ -127,6 +127,20 @@ def _sentences(text: str) -> list[str]:
             continue  # terminal output, a table row, a quote, code
         kept.extend(s.strip() for s in _SENTENCE.split(line) if s and s.strip())
     return [s for s in kept if not _PASTED.match(s) and not re.fullmatch(r"\W*", s)]
+
+
+def _best_clause(sentences: list[str]) -> str | None:
+    """The best clause (split at ";"): alone when a later clause of its sentence holds the
+    rule ("this is a scratch check; use `make test-billing`"), else its whole sentence
+    ("never add it in one step; add it nullable, backfill, then set NOT NULL")."""
+    clauses = [(s, c, i) for s in sentences for i, c in enumerate(re.split(r"\s*[;；]\s*", s)) if c]
+    best = _best([c for _, c, _ in clauses])
+    if best is None:
+        return None
+    sentence, clause, index = next(x for x in clauses if x[1] == best)
+    others = [c for s, c, _ in clauses if s == sentence and c != clause]
+    whole = index == 0 or any(_STRONG.search(c) for c in others)
+    return sentence if whole and not _ASKS.search(sentence) else clause
 
 
 def _best(sentences: list[str]) -> str | None:
@@ -180,8 +194,11 @@ def _contrast(rule: str, instead_of: str) -> str:
     return f"Use `{match.group(2)}`, not `{instead_of}`"
 
 
+_TRAILER = re.compile(r"[,\s]+(please|pls|thanks|thank you|bitte|merci|por favor)\W*$", re.I)
+
+
 def _finish(rule: str) -> str | None:
-    rule = shorten(code_format(rule.strip(" .。")))
+    rule = shorten(code_format(_TRAILER.sub("", rule).strip(" .。")))
     if len(rule.split()) < 2 and len(rule) < 6:
         return None
     return rule[:1].upper() + rule[1:]
