@@ -169,14 +169,24 @@ def _redone(moment: Moment, turns: Sequence[Turn], root: str | None) -> str:
     for turn in later[:6]:
         if turn.tool not in EDIT_TOOLS or not changed_files(turn):
             continue
-        old = str(turn.tool_input.get("old_string", ""))
-        new = str(turn.tool_input.get("new_string", turn.tool_input.get("content", "")))
-        diff = _changed_lines(old, new)
+        diff = _edit_diff(turn.tool_input)
         if diff:
             name = changed_files(turn)[0]
             rel = commands.repo_relative(name, root) or os.path.basename(name)
             return f"\n\nThe agent then changed `{rel}`:\n\n```\n{diff}\n```"
     return ""
+
+
+def _edit_diff(given: dict[str, object]) -> str:
+    """An edit's changed lines: Claude Code's old/new strings, or a Codex patch's -/+ lines."""
+    patch = given.get("patch")
+    if isinstance(patch, str):
+        lines = [ln for ln in patch.splitlines() if ln[:1] in "-+" and ln[:3] not in ("---", "+++")]
+        gone = [f"- {ln[1:].strip()[:160]}" for ln in lines if ln.startswith("-")][:3]
+        came = [f"+ {ln[1:].strip()[:160]}" for ln in lines if ln.startswith("+")][:3]
+        return "\n".join(gone + came)
+    old = str(given.get("old_string", ""))
+    return _changed_lines(old, str(given.get("new_string", given.get("content", ""))))
 
 
 def _changed_lines(old: str, new: str, most: int = 3) -> str:
@@ -339,5 +349,17 @@ def globs_for(files: Sequence[str], root: str | None) -> list[str]:
     globs: list[str] = []
     for folder, members in by_folder.items():
         globs.extend([f"{folder}/**"] if len(members) > 1 and folder else members)
-    common = os.path.commonpath([os.path.dirname(r) for r in relative]) if relative else ""
-    return [f"{common}/**"] if len(globs) > 3 and common else globs
+    return collapsed(globs)
+
+
+def collapsed(globs: Sequence[str]) -> list[str]:
+    """More than three globs become their common folder's (when they share one); a glob
+    another one already covers is left out."""
+    import fnmatch
+
+    kept = [g for g in dict.fromkeys(globs) if not any(
+        o != g and o.endswith("/**") and fnmatch.fnmatch(g, o) for o in globs
+    )]  # fmt: skip
+    folders = [g[:-3] if g.endswith("/**") else os.path.dirname(g) for g in kept]
+    common = os.path.commonpath(folders) if len(kept) > 3 and all(folders) else ""
+    return [f"{common}/**"] if common else kept
