@@ -76,7 +76,9 @@ def test_a_refusal_in_chinese_without_spaces_is_drafted_in_chinese(tmp_path: Pat
         _call("t1", "Bash", command="mkdir -p ~/skills/auto-generated"),
         _refused("t1", said),
     )  # one "word" to str.split: it used to be dropped as too short
-    assert draft.summary == said
+    assert (
+        draft.summary == "我指定创建的skills增加custom前缀,自动创建的不管"
+    )  # "adopt this plan," dropped
 
 
 def test_an_interruption_that_reports_what_the_screen_shows_is_no_draft(tmp_path: Path) -> None:

@@ -182,16 +182,15 @@ def _edit_diff(given: dict[str, object]) -> str:
     patch = given.get("patch")
     if isinstance(patch, str):
         lines = [ln for ln in patch.splitlines() if ln[:1] in "-+" and ln[:3] not in ("---", "+++")]
-        gone = [f"- {ln[1:].strip()[:160]}" for ln in lines if ln.startswith("-")][:3]
-        came = [f"+ {ln[1:].strip()[:160]}" for ln in lines if ln.startswith("+")][:3]
-        return "\n".join(gone + came)
+        old = "\n".join(ln[1:] for ln in lines if ln.startswith("-"))
+        return _changed_lines(old, "\n".join(ln[1:] for ln in lines if ln.startswith("+")))
     old = str(given.get("old_string", ""))
     return _changed_lines(old, str(given.get("new_string", given.get("content", ""))))
 
 
 def _changed_lines(old: str, new: str, most: int = 3) -> str:
-    old_lines = [ln.rstrip() for ln in old.splitlines() if ln.strip()]
-    new_lines = [ln.rstrip() for ln in new.splitlines() if ln.strip()]
+    old_lines = [ln.strip() for ln in old.splitlines() if ln.strip()]
+    new_lines = [ln.strip() for ln in new.splitlines() if ln.strip()]
     gone = [f"- {ln.strip()[:160]}" for ln in old_lines if ln not in new_lines][:most]
     came = [f"+ {ln.strip()[:160]}" for ln in new_lines if ln not in old_lines][:most]
     return "\n".join(gone + came)
