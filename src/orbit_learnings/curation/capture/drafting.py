@@ -111,7 +111,7 @@ def _said(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str,
         if found is None:
             return None
         return found, f"The agent found:\n\n{_quote(moment.said)}{about}"
-    if moment.kind in _NEEDS_CUE and not rule_cue(moment.said):
+    if moment.kind in _NEEDS_CUE and not wording.reads_as_rule(moment.said):
         return None  # "remove config files" after a failure: the next step, not a rule
     before = _call_before(moment, turns)
     rule = wording.person_rule(moment.said, instead_of=_program(before))

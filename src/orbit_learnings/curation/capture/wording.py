@@ -19,7 +19,9 @@ from orbit_learnings.curation.capture.moments import rule_cue
 
 MAX_SUMMARY = 90  # cut at a clause beyond this ...
 MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather than cut
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")  # CJK: no space after a stop
+_SENTENCE = re.compile(
+    r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+"
+)  # CJK: no space after a stop
 _STRONG = re.compile(
     r"\b(don'?t|do not|never|always|instead|must|should|prefer|avoid|from now on|going forward|"
     r"make sure|remember|immer|niemals|nie|statt|jamais|toujours|au lieu|nunca|siempre|debe\w*|"
@@ -33,6 +35,19 @@ _GENERAL = re.compile(
     r"chaque|все|каждый)\b|所有|全部|每个|任何|すべて|全て|모든",
     re.I,
 )
+# Words that lean a sentence toward a rule in languages the moment cues cover thinly: a
+# negation, "use". ("I want you to" is left out: far more often a task than a rule.)
+_LEANS = re.compile(
+    r"\b(не|без|используй\w*|должн\w*|usa|utiliza|no|nicht|kein\w*|sans)\b|不|別|하지",
+    re.I,
+)
+
+
+def reads_as_rule(text: str) -> bool:
+    """Whether any sentence leans toward a rule (a rule word, a negation, "I want you to")."""
+    return rule_cue(text) or bool(_STRONG.search(text) or _LEANS.search(text))
+
+
 _LEAD = re.compile(
     r"^(no+|nope|nah|actually|wait|hmm+|ok(ay)?|well|also|and|but|so|please|pls|hey|lol|yes|"
     r"yeah|sure|right|let'?s|let us|i want you to|i'?d like you to|can you|could you|"
@@ -62,7 +77,7 @@ _REPORTS = re.compile(
 _POINTS_AT_LINE = re.compile(r"\b(on |at |in )?lines? \d+|\bL\d+\b|第\s*\d+\s*行", re.I)
 _PASTED = re.compile(
     r"^\s*(\S+@\S+[^%$#]*[%$#]\s|remote:|To (https?|git@)|Total \d|\*?\s*\[new branch\]|"
-    r"https?://\S+$|at \S+:\d+|\d+→|[│|]|```|\$ |> |\s{4})"
+    r"https?://\S+$|at \S+:\d+|\d+→|[│|]|```|\$ |> |\s{2,}\S)"
 )
 _HEADING = re.compile(r"^\s*#{1,6}\s", re.M)
 _HARNESS = re.compile(r"<[a-z_-]+>.*?</[a-z_-]+>|\$ARGUMENTS", re.S)
@@ -82,7 +97,7 @@ _FINDING_LEAD = re.compile(
     re.I,
 )
 _HEDGED = re.compile(
-    r"\b(might|may|maybe|perhaps|probably|possibly|could be|i think|i suspect|seems?|"
+    r"\b(might|may|maybe|perhaps|probably|possibly|likely|could be|i think|i suspect|seems?|"
     r"let me|I'?ll)\b|可能|也许|かもしれ",
     re.I,
 )
@@ -149,18 +164,29 @@ def _best(sentences: list[str]) -> str | None:
     scored: list[tuple[float, int, str]] = []
     for position, sentence in enumerate(sentences):
         strong = bool(_STRONG.search(sentence))
-        if _ASKS.search(sentence):
+        leans = rule_cue(sentence) or bool(_LEANS.search(sentence))
+        if not _could_be_rule(sentence, strong=strong, leans=leans):
             continue
-        if _ACKNOWLEDGES.match(sentence) and len(sentence.split()) <= 6 and not strong:
-            continue
-        if (_REPORTS.search(sentence) and not strong) or _POINTS_AT_LINE.search(sentence):
-            continue
-        if len(_strip_lead(sentence)) < 4:
-            continue
-        weight = 2.0 * strong + bool(_GENERAL.search(sentence)) + 0.5 * rule_cue(sentence)
+        weight = 2.0 * strong + bool(_GENERAL.search(sentence)) + 0.5 * leans
         weight -= strong * min(len(sentence), 300) / 600  # the shorter of two rules
         scored.append((weight, -position, sentence))
     return max(scored)[2] if scored else None
+
+
+def _could_be_rule(sentence: str, *, strong: bool, leans: bool) -> bool:
+    """Not a question, an acknowledgement, a report, a pointer at "line 16", a header."""
+    if _ASKS.search(sentence) or _POINTS_AT_LINE.search(sentence):
+        return False
+    if _ACKNOWLEDGES.match(sentence) and len(sentence.split()) <= 6 and not strong:
+        return False
+    if _REPORTS.search(sentence) and not strong:
+        return False
+    if len(_strip_lead(sentence)) < 4 or sentence.rstrip().endswith((":", "：")):
+        return False  # "Failures:" heads what follows
+    wide = len(_CJK.findall(sentence))
+    if not wide:
+        return " " in sentence  # a single word is no rule
+    return wide >= 10 or strong or leans  # "并非我要求创建的" (not what I asked for): a complaint
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
