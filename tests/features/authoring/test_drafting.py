@@ -187,11 +187,16 @@ def test_a_finding_is_summarised_by_the_cause_not_the_advice() -> None:
     assert draft.body.startswith("The agent found:")
 
 
-def test_a_guess_is_no_finding() -> None:
-    assert _finding(
+@pytest.mark.parametrize(
+    "guess",
+    [
         "The issue is that for a new user, the firstMonth might actually be set to some default "
-        "value. Let me check if there's a better way to test this."
-    ) is None  # fmt: skip
+        "value. Let me check if there's a better way to test this.",
+        "The issue is likely that after assigning money, the firstMonth gets updated.",
+    ],
+)
+def test_a_guess_is_no_finding(guess: str) -> None:
+    assert _finding(guess) is None
 
 
 def _person(kind: str, said: str, files: list[str] | None = None) -> Draft | None:
@@ -209,6 +214,7 @@ def _person(kind: str, said: str, files: list[str] | None = None) -> Draft | Non
         ("after-error", "## User Input\n\n```text\nT012, 13\n```\n\nYou **MUST** consider the "
                         "user input before proceeding (if not empty).\n\n## Outline\n\n1. Run"),
         ("redo", "In test on line 16 let load the budget, then do the asserts."),
+        ("redo", "Failures:\n\n  1) New User Flow signing up\n     Failure/Error: visit root_path"),
         ("redo", "Deploy to GitHub pages. I opened the site and its a white page. Console shows "
                  '"Uncaught ReferenceError: require is not defined"'),
     ],
@@ -226,6 +232,9 @@ def test_words_that_hold_no_rule_give_no_draft(kind: str, said: str) -> None:
          "billing", "Use `make test-billing` for billing"),
         ("und bitte immer Beträge in Cent als int speichern, nie float",
          "Immer Beträge in Cent als int speichern, nie float"),
+        ("Меня зовут Лиза. Обращайся ко мне Лиза. Без моего подтверждения ты не удаляешь файлы, "
+         "не отправляешь сообщения.",
+         "Без моего подтверждения ты не удаляешь файлы, не отправляешь сообщения"),
         ("Debemos crear nuevos ejercicios para el examen eval/P1.tex como puede ver. Vamos a "
          "comenzar con un ejercicio para cada uno de los primeros 6 temas. Cada ejercicio de "
          "selección única debe emplear como template el archivo eval/00-Unidades/E001.tex.",
