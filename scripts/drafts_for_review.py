@@ -4,6 +4,8 @@
     python scripts/drafts_for_review.py --set tuning > tuning-drafts.md
     python scripts/drafts_for_review.py ~/.claude/projects/-home-me-shop/*.jsonl
     python scripts/drafts_for_review.py --set tuning --seed 7   # shuffled, for blind review
+    python scripts/drafts_for_review.py --set tuning --src /work/main/src   # another checkout's
+    python scripts/drafts_for_review.py --set tuning --json     # for collating verdicts
 
 The reviewer has seen no code: each entry shows the session it came from, what happened (the
 moment, quoted), and the draft exactly as `drafts accept` would store it (summary, body,
@@ -15,6 +17,7 @@ command line are drafted together, as one `orbit learning extract` run would.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from pathlib import Path
@@ -97,7 +100,11 @@ def main() -> int:
     parser.add_argument("sessions", nargs="*", help="session files, drafted as one run")
     parser.add_argument("--set", choices=("tuning", "heldout"), help="a labelled set's sessions")
     parser.add_argument("--seed", type=int, help="shuffle the drafts (blind review)")
+    parser.add_argument("--src", help="draft with another checkout's src/ (e.g. main's: before)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per draft")
     args = parser.parse_args()
+    if args.src:
+        sys.path.insert(0, str(Path(args.src).resolve()))
     if args.set:
         folder = SETS / args.set / "sessions"
         groups = [[str(p)] for p in sorted(folder.glob("*.jsonl"))]
@@ -108,8 +115,25 @@ def main() -> int:
     entries = drafts_of(groups)
     if args.seed is not None:
         random.Random(args.seed).shuffle(entries)
-    print(to_markdown(entries))
+    if args.json:
+        print(json.dumps([to_record(e) for e in entries], indent=1, ensure_ascii=False))
+    else:
+        print(to_markdown(entries))
     return 0
+
+
+def to_record(entry: dict[str, Any]) -> dict[str, object]:
+    draft = entry["draft"]
+    return {
+        "session": Path(str(draft.source.get("file"))).name,
+        "lines": draft.source.get("lines"),
+        "moment": draft.detector,
+        "quote": moment_quote(entry["moment"]),
+        "summary": draft.summary,
+        "body": draft.body,
+        "paths": draft.paths,
+        "tags": draft.tags,
+    }
 
 
 if __name__ == "__main__":

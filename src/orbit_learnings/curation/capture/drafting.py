@@ -191,9 +191,11 @@ def _edit_diff(given: dict[str, object]) -> str:
 def _changed_lines(old: str, new: str, most: int = 3) -> str:
     old_lines = [ln.strip() for ln in old.splitlines() if ln.strip()]
     new_lines = [ln.strip() for ln in new.splitlines() if ln.strip()]
-    gone = [f"- {ln.strip()[:160]}" for ln in old_lines if ln not in new_lines][:most]
-    came = [f"+ {ln.strip()[:160]}" for ln in new_lines if ln not in old_lines][:most]
-    return "\n".join(gone + came)
+    gone = [ln[:160] for ln in old_lines if ln not in new_lines]
+    came = [ln[:160] for ln in new_lines if ln not in old_lines]
+    same = set(gone) & set(came)  # lines that differ only past what is shown
+    shown = [f"- {ln}" for ln in gone if ln not in same][:most]
+    return "\n".join(shown + [f"+ {ln}" for ln in came if ln not in same][:most])
 
 
 def _first_line(command: str) -> str:
