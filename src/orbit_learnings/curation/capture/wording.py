@@ -57,10 +57,22 @@ _LEAD = re.compile(
     re.I,
 )
 _ASKS = re.compile(
-    r"[?？]\s*$|[吗嗎呢]\s*$|か\s*$|니까\s*$|吗[,，]|会不会|是不是|能不能|要不要|有没有|好不好|^\W*(how|what|why|where|when|which|who|can|could|would|"
-    r"is|are|does|do|did|wie|was|warum|comment|pourquoi|cómo|qué|por qué|почему|как|что)\b",
+    r"[?？]\s*$|[吗嗎呢]\s*$|か\s*$|니까\s*$|吗[,，]|会不会|是不是|能不能|要不要|有没有|好不好"
+)
+# A question word first asks only when no rule word follows ("Do not use npm" is a rule).
+_ASKING = re.compile(
+    r"^\W*(how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|wie|was|warum|"
+    r"comment|pourquoi|cómo|qué|por qué|почему|как|что)\b",
     re.I,
 )
+
+
+def _asks(sentence: str) -> bool:
+    return bool(
+        _ASKS.search(sentence) or (_ASKING.match(sentence) and not _STRONG.search(sentence))
+    )
+
+
 _ACKNOWLEDGES = re.compile(
     r"^\W*(yes|yeah|yep|ok(ay)?|sure|sounds good|go ahead|continue|proceed|great|perfect|thanks|"
     r"thank you|nice|cool|lgtm|let'?s (try|go|do)|try (option|that|it)|option \d|好的|好|可以|继续|"
@@ -156,7 +168,7 @@ def _best_clause(sentences: list[str]) -> str | None:
     sentence, clause, index = next(x for x in clauses if x[1] == best)
     others = [c for s, c, _ in clauses if s == sentence and c != clause]
     whole = index == 0 or any(_STRONG.search(c) for c in others)
-    return sentence if whole and not _ASKS.search(sentence) else clause
+    return sentence if whole and not _asks(sentence) else clause
 
 
 def _best(sentences: list[str]) -> str | None:
@@ -175,7 +187,7 @@ def _best(sentences: list[str]) -> str | None:
 
 def _could_be_rule(sentence: str, *, strong: bool, leans: bool) -> bool:
     """Not a question, an acknowledgement, a report, a pointer at "line 16", a header."""
-    if _ASKS.search(sentence) or _POINTS_AT_LINE.search(sentence):
+    if _asks(sentence) or _POINTS_AT_LINE.search(sentence):
         return False
     if _ACKNOWLEDGES.match(sentence) and len(sentence.split()) <= 6 and not strong:
         return False
@@ -272,6 +284,8 @@ _NOT_CODE = {"e.g", "i.e", "macOS", "iOS", "iPhone", "iPad", "eBay", "and/or", "
 def _is_code(word: str) -> bool:
     if word in _NOT_CODE or word.startswith(("http://", "https://")) or word.isdigit():
         return False
+    if re.match(r"^[A-Z][a-z]+\.js$", word):
+        return False  # Node.js, Vue.js: a product's name
     if "/" in word:
         return word.count("/") > 1 or bool(re.search(r"\.\w+$", word)) or word[0] in "./~"
     return bool(
