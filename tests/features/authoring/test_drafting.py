@@ -257,3 +257,15 @@ def test_the_scope_is_repo_relative_and_one_glob_for_many_folders() -> None:
     draft = _person("follow-up", "Always use the E001 template for new exercises.", files)
     assert draft is not None and draft.paths == ["eval/**"] and draft.tags == ["latex"]
     assert "/tmp" not in draft.body and CWD not in draft.body
+
+
+def test_words_after_a_failure_show_the_failing_command(tmp_path: Path) -> None:
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Run the webhook tests."),
+        _call("t1", "Bash", command="npm test -- webhooks"),
+        _result("t1", "Error: Cannot find module 'dotenv/config'", error=True),
+        _said("never run npm here, always use pnpm"),
+    )
+    assert draft.summary == "Never run npm here, always use pnpm"
+    assert "after `npm test -- webhooks` failed (Error: Cannot find module" in draft.body

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from orbit_learnings.curation.capture import commands, wording
 from orbit_learnings.curation.capture.moments import EDIT_TOOLS, Moment, changed_files, rule_cue
-from orbit_learnings.curation.capture.sessions import TOOL_USE, USER, Turn
+from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, USER, Turn
 
 MAX_SUMMARY = 160
 _FILLER = re.compile(
@@ -94,7 +94,6 @@ _HOW = {
     "interruption": "interrupted the agent and said",
     "queued": "said while the agent was working",
     "redo": "said after the agent's edit, which the agent then redid",
-    "after-error": "said after a command failed",
     "pasted-error": "showed a failure from their own terminal",
     "follow-up": "said",
 }
@@ -118,6 +117,9 @@ def _said(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str,
     if rule is None:
         return None
     how = _HOW.get(moment.kind, "said")
+    if moment.kind == "after-error":
+        failure = _failure_before(moment, turns)  # a tool's own failure is no news to show
+        how = f"said after `{failure[0]}` failed ({failure[1]})" if failure else "said"
     body = f"The user {how}:\n\n{_quote(moment.said)}"
     body += _evidence(moment, before, turns, root) + about
     return rule, body
@@ -150,17 +152,31 @@ def _program(call: Turn | None) -> str:
 def _evidence(moment: Moment, before: Turn | None, turns: Sequence[Turn], root: str | None) -> str:
     """What the agent was doing when the person spoke, and what it changed after."""
     shown = ""
+    tense = "was about to" if moment.kind == "rejection" else "was going to"
     if before is not None:
         command = str(before.tool_input.get("command", "")).strip()
         target = changed_files(before)
         if command:
-            shown += f"\n\nThe agent was about to run: `{_first_line(command)}`"
+            shown += f"\n\nThe agent {tense} run: `{_first_line(command)}`"
         elif target:
             rel = commands.repo_relative(target[0], root) or target[0]
-            shown += f"\n\nThe agent was about to change `{rel}`."
+            shown += f"\n\nThe agent {tense} change `{rel}`."
     if moment.kind == "redo":
         shown += _redone(moment, turns, root)
     return shown
+
+
+def _failure_before(moment: Moment, turns: Sequence[Turn]) -> tuple[str, str] | None:
+    """The command that failed just before the person spoke, and its telling line."""
+    from orbit_learnings.curation.capture.moments import first_error_line
+
+    earlier = [t for t in turns if t.line < moment.lines[0]][-12:]
+    calls = {t.tool_id: t for t in earlier if t.kind == TOOL_USE and t.tool_id}
+    for turn in reversed(earlier):
+        call = calls.get(turn.tool_id) if turn.kind == TOOL_RESULT and turn.is_error else None
+        if call is not None and str(call.tool_input.get("command", "")).strip():
+            return _first_line(str(call.tool_input["command"])), first_error_line(turn.text)
+    return None
 
 
 def _redone(moment: Moment, turns: Sequence[Turn], root: str | None) -> str:
