@@ -72,7 +72,7 @@ def draft_for(
         _repo_words(summary, root),
         _repo_words(body, root),
         paths,
-        _tags(moment, [*paths, *(p for p in moment.files if not commands.is_scratch(p))]),
+        _tags(moment, summary, [*paths, *(p for p in moment.files if not commands.is_scratch(p))]),
         moment.score,
         source,
     )
@@ -328,15 +328,23 @@ _FILE_TAGS = {
 }  # fmt: skip
 
 
-def _tags(moment: Moment, paths: Sequence[str]) -> list[str]:
-    text = f"{moment.operation} {moment.failed} {moment.error}".lower()
+_NAMED_TAGS = {
+    "package.json": "javascript", "pyproject.toml": "python", "setup.py": "python",
+    "cargo.toml": "rust", "go.mod": "go", "gemfile": "ruby",
+}  # fmt: skip
+
+
+def _tags(moment: Moment, summary: str, paths: Sequence[str]) -> list[str]:
+    """Topic tags from the tools the moment ran or the rule names, and the files' kinds."""
+    text = f"{moment.operation} {moment.failed} {moment.error} {summary}".lower()
     tags = {tag for words, tag in _TOOL_TAGS if re.search(rf"(?<![\w.-])({words})(?![\w-])", text)}
     for path in paths:
-        if path.startswith(".github/workflows"):
+        name = os.path.basename(path).lower()
+        if "/.github/workflows/" in f"/{path}":
             tags.add("ci")
-        elif os.path.basename(path).lower().startswith(("dockerfile", "docker-compose")):
+        elif name.startswith(("dockerfile", "docker-compose")):
             tags.add("docker")
-        elif tag := _FILE_TAGS.get(os.path.splitext(path)[1].lower()):
+        elif tag := _NAMED_TAGS.get(name) or _FILE_TAGS.get(os.path.splitext(name)[1]):
             tags.add(tag)
     return sorted(tags)[:4]
 
