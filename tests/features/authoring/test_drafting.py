@@ -269,3 +269,34 @@ def test_words_after_a_failure_show_the_failing_command(tmp_path: Path) -> None:
     )
     assert draft.summary == "Never run npm here, always use pnpm"
     assert "after `npm test -- webhooks` failed (Error: Cannot find module" in draft.body
+
+
+@pytest.mark.parametrize(
+    ("moment", "root", "summary", "evidence"),
+    [
+        (Moment("hang", [50, 51], 0.55, failed="claude doctor", operation="claude doctor",
+                said="The command is waiting for input."),
+         "/Users/liza/ai-lessons", "`claude doctor` hangs when the agent runs it",
+         "The agent said:\n\n> The command is waiting for input."),
+        (Moment("unreachable", [20], 0.55, files=["C:\\Users\\admin\\Downloads\\files.zip"],
+                said="Tôi thấy bạn đang ở trên hệ thống Linux."),
+         "/root", "`C:\\Users\\admin\\Downloads\\files.zip` is out of the agent's reach: it runs "
+         "in `/root`", "the agent could not reach it"),
+        (Moment("refused", [28, 29], 0.6, failed="git push --force origin main",
+                said="I'll push the fix now."),
+         CWD, "Ask before running `git push --force origin main`",
+         "The user refused, without a word:"),
+        (Moment("error-fix", [43, 46], 0.6, operation="yarn test:web",
+                failed='yarn test:web --filter="loading"',
+                fixed=f'cd {CWD}/ynab_web && yarn test --filter="loading"',
+                error='\x1b[31mUsage Error\x1b[39m: Couldn\'t find a script named "test:web".',
+                changes=["from `ynab_web`"]),
+         CWD, "Run `yarn test` from `ynab_web`, not `yarn test:web`", "Usage Error: Couldn't"),
+    ],
+)  # fmt: skip
+def test_moments_of_the_environment_and_the_agent_are_worded_as_what_happened(
+    moment: Moment, root: str, summary: str, evidence: str
+) -> None:
+    draft = draft_for(moment, path="s.jsonl", root=root)
+    assert draft is not None and draft.summary == summary  # never "The user said: <agent's words>"
+    assert evidence in draft.body and "The user said" not in draft.body

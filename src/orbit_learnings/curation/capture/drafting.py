@@ -11,6 +11,7 @@ A moment whose words state nothing a reviewer could keep gives no draft.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Sequence
@@ -57,9 +58,9 @@ def draft_for(
     """The moment as a draft, or None when its words state nothing a reviewer could keep
     (a question, a thank-you, a bug report, a guess). `turns` are the session's, for the
     evidence around the moment: the call the person refused, the agent's edit after it."""
-    text = (
-        _error_fix_text(moment, root) if moment.kind == "error-fix" else _said(moment, turns, root)
-    )
+    if wording.ANSI.search(moment.error):  # terminal colours are no part of a quoted error
+        moment = dataclasses.replace(moment, error=wording.ANSI.sub("", moment.error))
+    text = _text_for(moment, turns, root)
     if text is None:
         return None
     summary, body = text
@@ -76,6 +77,14 @@ def draft_for(
         moment.score,
         source,
     )
+
+
+def _text_for(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str, str] | None:
+    if moment.kind == "error-fix":
+        return _error_fix_text(moment, root)
+    if moment.kind in ("hang", "unreachable", "refused"):
+        return _agent_side_text(moment, root)
+    return _said(moment, turns, root)
 
 
 def rule_sentence(said: str) -> str:
@@ -157,7 +166,7 @@ def _evidence(moment: Moment, before: Turn | None, turns: Sequence[Turn], root: 
         command = str(before.tool_input.get("command", "")).strip()
         target = changed_files(before)
         if command:
-            shown += f"\n\nThe agent {tense} run: `{_first_line(command)}`"
+            shown += f"\n\nThe agent {tense} run: `{wording.first_line(command)}`"
         elif target:
             rel = commands.repo_relative(target[0], root) or target[0]
             shown += f"\n\nThe agent {tense} change `{rel}`."
@@ -175,7 +184,7 @@ def _failure_before(moment: Moment, turns: Sequence[Turn]) -> tuple[str, str] | 
     for turn in reversed(earlier):
         call = calls.get(turn.tool_id) if turn.kind == TOOL_RESULT and turn.is_error else None
         if call is not None and str(call.tool_input.get("command", "")).strip():
-            return _first_line(str(call.tool_input["command"])), first_error_line(turn.text)
+            return wording.first_line(str(call.tool_input["command"])), first_error_line(turn.text)
     return None
 
 
@@ -214,11 +223,28 @@ def _changed_lines(old: str, new: str, most: int = 3) -> str:
     return "\n".join(shown + [f"+ {ln}" for ln in came if ln not in same][:most])
 
 
-def _first_line(command: str) -> str:
-    lines = command.strip().splitlines()
-    first = lines[0] if lines else ""
-    first = first if len(first) <= 160 else first[:159] + "…"
-    return first + (" …" if len(lines) > 1 else "")
+def _agent_side_text(moment: Moment, root: str | None) -> tuple[str, str]:
+    """A command that never returned, a path out of the agent's reach, a change refused
+    without a word: the rule says what happened; the agent's words are quoted as its."""
+    words = f"\n\nThe agent said:\n\n{_quote(moment.said)}" if moment.said.strip() else ""
+    command = wording.first_line(moment.failed)
+    if moment.kind == "hang":
+        summary = f"`{moment.operation or command[:60]}` hangs when the agent runs it"
+        return summary, f"The agent ran:\n\n    {command}\n\nIt never returned.{words}"
+    if moment.kind == "unreachable":
+        path = moment.files[0] if moment.files else "the path"
+        where = f": it runs in `{root}`" if root else ""
+        summary = f"`{path}` is out of the agent's reach{where}"
+        return summary, f"The user named `{path}`; the agent could not reach it.{words}"
+    if command:
+        summary = f"Ask before running `{command[:70]}`"
+        return summary, f"The user refused, without a word:\n\n    {command}{words}"
+    files = ", ".join(f"`{f}`" for f in globs_for(moment.files, root)) or "this file"
+    diff = "".join(
+        f"\n\n```\n{d}\n```" for _, o, n in moment.edits[:1] if (d := _changed_lines(o, n))
+    )
+    body = f"The user refused, without a word, a change to {files}.{diff}{words}"
+    return f"Ask before changing {files}", body
 
 
 def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
@@ -226,12 +252,12 @@ def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
     "`npm test` needs `"dotenv": "^16"` in `package.json`"; the body shows what failed, how,
     and the command or the lines that made it pass."""
     error = moment.error or "an error"
-    failed, fixed = _first_line(moment.failed), _first_line(moment.fixed)
+    failed, fixed = wording.first_line(moment.failed), wording.first_line(moment.fixed)
     body = f"Failed:\n\n    {failed}\n    → {error}\n\n"
     if moment.edits and not moment.changes:
         files = list(dict.fromkeys(e[0] for e in moment.edits))
         names = [commands.repo_relative(f, root) or os.path.basename(f) for f in files]
-        summary = _config_rule(moment, names[0])
+        summary = wording.config_rule(moment, names[0])
         shown = "\n\n".join(
             (f"`{name}`:\n\n" if len(names) > 1 else "") + f"```\n{diff}\n```"
             for name, (_, old, new) in zip(names, moment.edits[:3], strict=False)
@@ -242,71 +268,8 @@ def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
         return summary, body
     how = f" {', '.join(moment.changes)}" if moment.changes else ""
     same = moment.fixed.strip() == moment.failed.strip()
-    body += f"It passed, run unchanged{how}." if same else f"It passed as{how}:\n\n    {fixed}"
-    return _rerun_rule(moment), body
-
-
-def _config_rule(moment: Moment, name: str) -> str:
-    """ "`pytest` needs `"httpx"` in `pyproject.toml` (`No module named 'httpx'`)" when the
-    fix added one short piece of text; else the failure and the file that fixed it."""
-    inserted = [_inserted(old, new) for _, old, new in moment.edits]
-    error = _error_core(moment.error)
-    if len(inserted) == 1 and inserted[0]:
-        rule = f"`{moment.operation}` needs `{inserted[0]}` in `{name}`"
-        return f"{rule} (`{error}`)" if error and len(rule) + len(error) < 88 else rule
-    error = wording.shorten(moment.error or "an error", 50)
-    return f"`{moment.operation}` fails with `{error}` until `{name}` is fixed"
-
-
-def _inserted(old: str, new: str) -> str | None:
-    """The one short piece of text an edit added (nothing removed), else None."""
-    import difflib
-
-    ops = [op for op in difflib.SequenceMatcher(None, old, new).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "insert":
-        return None
-    text = new[ops[0][3] : ops[0][4]].strip(" ,\n")
-    return text if 0 < len(text) <= 50 and "\n" not in text else None
-
-
-def _error_core(error: str) -> str:
-    """ "E   ModuleNotFoundError: No module named 'httpx'" → "No module named 'httpx'"."""
-    core = error.strip().rsplit(": ", 1)[-1].strip()
-    return core if 0 < len(core) <= 45 else ""
-
-
-def _programs(moment: Moment) -> tuple[str, str] | None:
-    """(old, new) when the rerun ran another program (`python` → `python3`)."""
-    old, new = _first_program(moment.failed), _first_program(moment.fixed)
-    return (old, new) if old and new and old != new and old not in ("cd",) else None
-
-
-def _first_program(command: str) -> str:
-    """The program a command line starts with, its `VAR=value` settings passed over."""
-    first = next(iter(commands.segments(command)), [])
-    return next((w for w in first if not commands.ASSIGNMENT.match(w)), "")
-
-
-_NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such file", re.I)
-
-
-def _rerun_rule(moment: Moment) -> str:
-    """ "`python` is not found here: run `python3`" / "`pytest` needs `DATABASE_URL=…`"."""
-    programs = _programs(moment)
-    if programs:
-        old, new = programs
-        if _NOT_FOUND.search(moment.error) and old in moment.error:
-            return f"`{old}` is not found here: run `{new}`"
-        return f"Use `{new}`, not `{old}`"
-    needs = [c[len("with ") :] for c in moment.changes if c.startswith("with ")]
-    sandbox = [c for c in moment.changes if "sandbox" in c]
-    if sandbox:
-        return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
-    if needs and len(needs) == len(moment.changes):
-        return f"`{moment.operation}` needs {' and '.join(needs)}"
-    if moment.changes:
-        return f"Run `{moment.operation}` {', '.join(moment.changes)}"
-    return f"Run `{_first_line(moment.fixed)[:80]}`, not `{_first_line(moment.failed)[:60]}`"
+    body += f"It passed, run unchanged{how}." if same else f"It passed{how} as:\n\n    {fixed}"
+    return wording.rerun_rule(moment), body
 
 
 # Tags from the tools a moment ran and the kinds of file it touched, matched as whole words.

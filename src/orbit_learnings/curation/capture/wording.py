@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from orbit_learnings.curation.capture.moments import rule_cue
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.moments import Moment, rule_cue
 
 MAX_SUMMARY = 90  # cut at a clause beyond this ...
 MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather than cut
@@ -308,3 +309,86 @@ def code_format(text: str) -> str:
             lambda m: f"`{m.group(1)}`" if _is_code(m.group(1)) else m.group(1), pieces[index]
         )
     return "`".join(pieces)
+
+
+# --- a command that failed, then passed -------------------------------------------------
+
+
+def first_line(command: str) -> str:
+    """A command as a rule or a body quotes it: its first line (a here-document is data)."""
+    lines = command.strip().splitlines()
+    first = lines[0] if lines else ""
+    first = first if len(first) <= 160 else first[:159] + "…"
+    return first + (" …" if len(lines) > 1 else "")
+
+
+def config_rule(moment: Moment, name: str) -> str:
+    """ "`pytest` needs `"httpx"` in `pyproject.toml` (`No module named 'httpx'`)" when the
+    fix added one short piece of text; else the failure and the file that fixed it."""
+    inserted = [_inserted(old, new) for _, old, new in moment.edits]
+    error = _error_core(moment.error)
+    if len(inserted) == 1 and inserted[0]:
+        rule = f"`{moment.operation}` needs `{inserted[0]}` in `{name}`"
+        return f"{rule} (`{error}`)" if error and len(rule) + len(error) < 88 else rule
+    error = shorten(moment.error or "an error", 50)
+    return f"`{moment.operation}` fails with `{error}` until `{name}` is fixed"
+
+
+def _inserted(old: str, new: str) -> str | None:
+    """The one short piece of text an edit added (nothing removed), else None."""
+    import difflib
+
+    ops = [op for op in difflib.SequenceMatcher(None, old, new).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "insert":
+        return None
+    text = new[ops[0][3] : ops[0][4]].strip(" ,\n")
+    return text if 0 < len(text) <= 50 and "\n" not in text else None
+
+
+def _error_core(error: str) -> str:
+    """ "E   ModuleNotFoundError: No module named 'httpx'" → "No module named 'httpx'"."""
+    core = error.strip().rsplit(": ", 1)[-1].strip()
+    return core if 0 < len(core) <= 45 else ""
+
+
+def _programs(moment: Moment) -> tuple[str, str] | None:
+    """(old, new) when the rerun ran another program (`python` → `python3`)."""
+    old, new = _first_program(moment.failed), _first_program(moment.fixed)
+    return (old, new) if old and new and old != new and old not in ("cd",) else None
+
+
+def _first_program(command: str) -> str:
+    """The program a command line runs, `cd …` and `VAR=value` settings passed over."""
+    for words in commands.segments(command):
+        program = next((w for w in words if not commands.ASSIGNMENT.match(w)), "")
+        if program and program not in ("cd", "pushd", "export", "source", ".", "set"):
+            return program
+    return ""
+
+
+ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours in a quoted error
+_NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such file", re.I)
+
+
+def rerun_rule(moment: Moment) -> str:
+    """ "`python` is not found here: run `python3`", "Run `yarn test` from `web`, not `yarn
+    test:web`", "`pytest` needs `DATABASE_URL=…`"."""
+    programs = _programs(moment)
+    if programs:
+        old, new = programs
+        if _NOT_FOUND.search(moment.error) and old in moment.error:
+            return f"`{old}` is not found here: run `{new}`"
+        return f"Use `{new}`, not `{old}`"
+    if any("sandbox" in c for c in moment.changes):
+        return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
+    before = commands.operation(moment.failed) or moment.operation
+    after = commands.operation(moment.fixed) or ""
+    if after and before and after != before:  # another script, subcommand or folder
+        where = next((f" {c}" for c in moment.changes if c.startswith("from ")), "")
+        return f"Run `{after}`{where}, not `{before}`"
+    needs = [c[len("with ") :] for c in moment.changes if c.startswith("with ")]
+    if needs and len(needs) == len(moment.changes):
+        return f"`{moment.operation}` needs {' and '.join(needs)}"
+    if moment.changes:
+        return f"Run `{moment.operation}` {', '.join(moment.changes)}"
+    return f"Run `{first_line(moment.fixed)[:80]}`, not `{first_line(moment.failed)[:60]}`"
