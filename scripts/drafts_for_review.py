@@ -54,6 +54,8 @@ def moment_quote(moment: Any) -> str:
         shown = f"failed: {_command(moment.failed)}\n  → {moment.error}\n"
         shown += f"then succeeded: {_command(moment.fixed)}"
         for path, old, new in moment.edits[:2]:
+            if not (old.strip() or new.strip()):
+                continue  # a patch whose lines the session did not keep
             shown += f"\nafter editing {path}:\n- {old.strip()[:200]}\n+ {new.strip()[:200]}"
         return shown
     said = str(moment.said)

@@ -300,3 +300,22 @@ def test_moments_of_the_environment_and_the_agent_are_worded_as_what_happened(
     draft = draft_for(moment, path="s.jsonl", root=root)
     assert draft is not None and draft.summary == summary  # never "The user said: <agent's words>"
     assert evidence in draft.body and "The user said" not in draft.body
+
+
+def test_a_wordless_refusal_of_one_removed_line_says_keep_it() -> None:
+    test_file = f"{CWD}/ynab_web/tests/integration/loading-state-test.ts"
+    moment = Moment("refused", [163, 164], 0.6, files=[test_file],
+                    said="Let me remove that pauseTest since it's not needed:")  # fmt: skip
+    moment.edits = [
+        (test_file, "    await this.pauseTest();\n    assert.ok(true);", "    assert.ok(true);")
+    ]
+    draft = draft_for(moment, path="s.jsonl", root=CWD)
+    assert draft is not None
+    assert draft.summary == "Don't remove `await this.pauseTest();` from `loading-state-test.ts`"
+    assert draft.paths == ["ynab_web/tests/integration/loading-state-test.ts"]
+
+
+def test_a_hang_names_the_command_with_its_subcommand() -> None:
+    moment = Moment("hang", [42, 46], 0.55, failed="claude doctor 2>&1", operation="claude")
+    draft = draft_for(moment, path="s.jsonl", root=CWD)
+    assert draft is not None and draft.summary == "`claude doctor` hangs when the agent runs it"

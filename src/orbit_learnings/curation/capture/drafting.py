@@ -229,7 +229,7 @@ def _agent_side_text(moment: Moment, root: str | None) -> tuple[str, str]:
     words = f"\n\nThe agent said:\n\n{_quote(moment.said)}" if moment.said.strip() else ""
     command = wording.first_line(moment.failed)
     if moment.kind == "hang":
-        summary = f"`{moment.operation or command[:60]}` hangs when the agent runs it"
+        summary = f"`{_program_and_verb(moment) or command[:60]}` hangs when the agent runs it"
         return summary, f"The agent ran:\n\n    {command}\n\nIt never returned.{words}"
     if moment.kind == "unreachable":
         path = moment.files[0] if moment.files else "the path"
@@ -244,7 +244,34 @@ def _agent_side_text(moment: Moment, root: str | None) -> tuple[str, str]:
         f"\n\n```\n{d}\n```" for _, o, n in moment.edits[:1] if (d := _changed_lines(o, n))
     )
     body = f"The user refused, without a word, a change to {files}.{diff}{words}"
-    return f"Ask before changing {files}", body
+    return _refused_change(moment) or f"Ask before changing {files}", body
+
+
+def _refused_change(moment: Moment) -> str | None:
+    """ "Don't remove `await this.pauseTest();` from `x.ts`" when the refused edit only took
+    one line out (or only put one in): the refusal says exactly that."""
+    if len(moment.edits) != 1:
+        return None
+    path, old, new = moment.edits[0]
+    diff = _changed_lines(old, new).splitlines()
+    name = os.path.basename(path)
+    if len(diff) == 1 and len(diff[0]) <= 72:
+        sign, line = diff[0][0], diff[0][2:]
+        return (
+            f"Don't remove `{line}` from `{name}`"
+            if sign == "-"
+            else f"Don't add `{line}` to `{name}`"
+        )
+    return None
+
+
+def _program_and_verb(moment: Moment) -> str:
+    """ "claude doctor" of `claude doctor 2>&1`: the operation with its subcommand."""
+    for words in commands.segments(moment.failed):
+        if words and words[0] not in ("cd", "export", "source"):
+            shown = " ".join(w for w in words[:2] if not w.startswith("-"))
+            return shown if shown.startswith(moment.operation or shown) else moment.operation
+    return moment.operation
 
 
 def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
