@@ -330,7 +330,7 @@ def config_rule(moment: Moment, name: str) -> str:
     if len(inserted) == 1 and inserted[0]:
         rule = f"`{moment.operation}` needs `{inserted[0]}` in `{name}`"
         return f"{rule} (`{error}`)" if error and len(rule) + len(error) < 88 else rule
-    error = shorten(moment.error or "an error", 50)
+    error = _error_core(moment.error) or shorten(moment.error or "an error", 50)
     return f"`{moment.operation}` fails with `{error}` until `{name}` is fixed"
 
 
@@ -348,6 +348,7 @@ def _inserted(old: str, new: str) -> str | None:
 def _error_core(error: str) -> str:
     """ "E   ModuleNotFoundError: No module named 'httpx'" → "No module named 'httpx'"."""
     core = error.strip().rsplit(": ", 1)[-1].strip()
+    core = re.split(r" (?:imported from|from|at|in) (?:[A-Za-z]:)?[\\/~.]", core)[0]  # where: noise
     return core if 0 < len(core) <= 45 else ""
 
 
