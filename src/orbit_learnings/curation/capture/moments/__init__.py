@@ -1,0 +1,59 @@
+"""Moments where a lesson shows, found from what happened rather than from phrases.
+
+Signals that hold in any language and with any model's manners, by who shows the lesson:
+
+- the person (`person`): `rejection` (a refused tool call, usually with why),
+  `interruption`, `queued` (typed while the agent worked), `redo` (the person spoke right
+  after the agent's edit and the agent edited that file again), a failure the person
+  answers or shows from their own terminal, and a later message that reads as a rule;
+- the work (`operations`): `error-fix`, one operation failing, then succeeding after a
+  change of the command itself or of a configuration file;
+- the agent (`findings`): `finding`, a cause it names or a claim it takes back, right after
+  a question, a report or a failure.
+
+Each moment keeps its evidence: the line numbers, the person's words, the failing output
+and the commands or files that changed. The strongest `PER_SESSION` of a session are kept.
+"""
+
+from __future__ import annotations
+
+from orbit_learnings.curation.capture.moments.base import (
+    EDIT_TOOLS,
+    FILE_TOOLS,
+    Moment,
+    changed_files,
+    rule_cue,
+)
+from orbit_learnings.curation.capture.moments.findings import findings
+from orbit_learnings.curation.capture.moments.operations import (
+    error_fix_moments,
+    first_error_line,
+    what_changed,
+)
+from orbit_learnings.curation.capture.moments.person import person_moments
+from orbit_learnings.curation.capture.sessions import Session
+
+THRESHOLD = 0.45  # chosen on the tuning set only (scripts/eval_capture.py)
+PER_SESSION = 3
+
+
+def find_moments(session: Session) -> list[Moment]:
+    """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
+    turns = [t for t in session.turns if not t.sidechain]
+    found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
+    kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
+    return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+
+
+__all__ = [
+    "EDIT_TOOLS",
+    "FILE_TOOLS",
+    "PER_SESSION",
+    "THRESHOLD",
+    "Moment",
+    "changed_files",
+    "find_moments",
+    "first_error_line",
+    "rule_cue",
+    "what_changed",
+]
