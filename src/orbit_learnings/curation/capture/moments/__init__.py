@@ -24,10 +24,12 @@ from orbit_learnings.curation.capture.moments.base import (
     changed_files,
     rule_cue,
 )
+from orbit_learnings.curation.capture.moments.environment import hangs, unreachable_paths
 from orbit_learnings.curation.capture.moments.findings import findings
 from orbit_learnings.curation.capture.moments.operations import (
     error_fix_moments,
     first_error_line,
+    replaced_moments,
     what_changed,
 )
 from orbit_learnings.curation.capture.moments.person import person_moments
@@ -41,6 +43,7 @@ def find_moments(session: Session) -> list[Moment]:
     """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
     turns = [t for t in session.turns if not t.sidechain]
     found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
+    found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
     return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
 

@@ -14,11 +14,13 @@ from orbit_learnings.curation.capture.moments.base import Moment, edit_lines, fa
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, Turn
 
 WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
+# A configuration file by its shape, not a list of tools: `*.config.js` (eslint, vite,
+# jest, next, tailwind, …), dot-rc files, manifests, lockfiles, CI and container files.
 CONFIG = re.compile(
     r"(^|/)(pyproject\.toml|setup\.cfg|setup\.py|requirements[^/]*\.txt|package\.json|tsconfig[^/]*"
     r"|\.env[^/]*|Dockerfile[^/]*|docker-compose[^/]*|compose\.ya?ml|Makefile|justfile|\.github/"
-    r".*|[^/]*\.(toml|ini|cfg|ya?ml|lock)|go\.mod|Cargo\.toml|Gemfile|vite\.config\.\w+"
-    r"|jest\.config\.\w+|webpack\.config\.\w+|\.eslintrc[^/]*|\.babelrc|conftest\.py)$"
+    r".*|[^/]*\.(toml|ini|cfg|ya?ml|lock)|go\.mod|Cargo\.toml|Gemfile|conftest\.py"
+    r"|[^/]+\.config\.[cm]?[jt]s|[^/]+\.config\.json|\.[a-z]+rc(\.[a-z]+)?)$"
 )
 
 
@@ -45,6 +47,54 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
                 moments.append(moment)
             break
     return moments
+
+
+# The command, script or module asked for does not exist here: what to run instead is the
+# lesson (`yarn test:web` → `yarn test`, `make check` → `make test`, `pip` → `python -m pip`).
+UNAVAILABLE = re.compile(
+    r"command not found|not recognized as an internal or external command|"
+    r"[Cc]ouldn'?t find a script|[Mm]issing script|[Uu]nknown (command|script|subcommand|task)|"
+    r"[Nn]o such (command|subcommand|task)|[Nn]o rule to make target|"
+    r"[Nn]o module named|ModuleNotFoundError|[Cc]annot find (module|package)|"
+    r"is not (installed|available)|(Exit code|exited with code)[:\s]+127\b"
+)
+NEAR = 4  # tool calls looked ahead for the command that ran instead
+
+
+def replaced_moments(turns: list[Turn]) -> list[Moment]:
+    """An operation that does not exist here, then a related one (same program, another
+    script, subcommand or folder) that ran: "run X, not Y". The second may still fail for
+    its own reasons (a test failing): it got past what was missing."""
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    calls = [t for t in turns if t.kind == TOOL_USE and operation_of(t)]
+    moments: list[Moment] = []
+    for position, call in enumerate(calls):
+        result = results.get(call.tool_id)
+        if result is None or not failed(result) or not UNAVAILABLE.search(result.text[:2000]):
+            continue
+        key = str(operation_of(call))
+        for later in calls[position + 1 : position + 1 + NEAR]:
+            other = str(operation_of(later))
+            answer = results.get(later.tool_id)
+            if other == key or other.split()[0] != key.split()[0] or answer is None:
+                continue
+            if not UNAVAILABLE.search(answer.text[:2000]):
+                moments.append(_replaced(key, call, result, later))
+            break
+    return moments
+
+
+def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
+    moment = Moment("error-fix", [call.line, later.line], REPLACED)
+    moment.operation = key
+    moment.failed = str(call.tool_input.get("command", "")).strip()
+    moment.fixed = str(later.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = what_changed(_shape(call), _shape(later))
+    return moment
+
+
+REPLACED = 0.6  # below a rerun that succeeded outright
 
 
 def operation_of(call: Turn) -> str | None:

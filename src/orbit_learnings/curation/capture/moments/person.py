@@ -8,17 +8,27 @@ from __future__ import annotations
 
 import re
 
+from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
     ERROR_OUTPUT,
     STRONG_CUES,
     WEAK_CUES,
     Moment,
     agent_span,
+    changed_files,
+    edit_lines,
     edited,
     failed,
     files_in,
 )
-from orbit_learnings.curation.capture.sessions import INTERRUPT, TOOL_RESULT, TOOL_USE, USER, Turn
+from orbit_learnings.curation.capture.sessions import (
+    ASSISTANT,
+    INTERRUPT,
+    TOOL_RESULT,
+    TOOL_USE,
+    USER,
+    Turn,
+)
 
 FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
 _BASE = {
@@ -69,8 +79,9 @@ def person_moments(turns: list[Turn]) -> list[Moment]:
             seen_task = True  # the first message states the task; it corrects nothing
         else:
             kind = _follow_up_kind(turns, position)
-            moments.append(_moment(kind, _BASE[kind], turn, turn.text, turns, position))
-    return _one_per_saying(moments)
+            moment = _moment(kind, _BASE[kind], turn, turn.text, turns, position)
+            moments.append(_kept_as_rule(moment, turns, position))
+    return _one_per_saying(moments + refusals(turns))
 
 
 def _follow_up_kind(turns: list[Turn], at: int) -> str:
@@ -99,10 +110,63 @@ def _one_per_saying(moments: list[Moment]) -> list[Moment]:
 
 def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
     files = files_in(turns[max(0, at - 6) : at + 6])
-    return Moment(kind, [turn.line], score(base, said), said=said.strip(), files=files)
+    value = score(base, said, shown=kind == "pasted-error")
+    return Moment(kind, [turn.line], value, said=said.strip(), files=files)
 
 
-def score(base: float, said: str) -> float:
+# The files agents keep standing instructions in (Claude Code, Codex, Gemini, Cursor,
+# Copilot, Windsurf, Cline, aider): writing one right after a message makes it a rule.
+_INSTRUCTIONS = re.compile(
+    r"(^|/)((claude|agents|gemini|conventions|memory)(\.local)?\.md|\.cursorrules|"
+    r"\.windsurfrules|\.clinerules|copilot-instructions\.md)$|(^|/)\.(cursor|clinerules)/rules?/",
+    re.I,
+)
+KEPT_AS_RULE = 0.2
+
+
+def _kept_as_rule(moment: Moment, turns: list[Turn], at: int) -> Moment:
+    """A message the agent answers by writing an instructions file (CLAUDE.md, AGENTS.md,
+    .cursor/rules/…) states a standing rule, whatever its language or wording."""
+    written = edited(agent_span(turns, at, 1))
+    if any(_INSTRUCTIONS.search(commands.normalise_path(path)) for path in written):
+        moment.score = round(min(moment.score + KEPT_AS_RULE, 1.0), 2)
+    return moment
+
+
+def refusals(turns: list[Turn]) -> list[Moment]:
+    """A tool call the person refused without a word, and said nothing after: the refusal
+    is the lesson, and the agent's words before the call say what it meant to do."""
+    moments: list[Moment] = []
+    calls = {t.tool_id: t for t in turns if t.kind == TOOL_USE and t.tool_id}
+    for position, turn in enumerate(turns):
+        if turn.kind != TOOL_RESULT or not turn.rejected or _answered(turns, position):
+            continue
+        call = calls.get(turn.tool_id)
+        meant = next((t.text for t in reversed(turns[:position]) if t.kind == ASSISTANT), "")
+        lines = [call.line, turn.line] if call else [turn.line]
+        moment = Moment("refused", lines, REFUSED, said=meant.strip()[:600])
+        if call is not None:
+            moment.files, moment.edits = changed_files(call), edit_lines(call)
+            moment.failed = str(call.tool_input.get("command", ""))[:300]
+        moments.append(moment)
+    return moments
+
+
+REFUSED = 0.6  # below a refusal with a reason: the reviewer has to read the lesson off the call
+
+
+def _answered(turns: list[Turn], at: int) -> bool:
+    """Whether the person said something right after the refusal (its reason, a message,
+    an interruption with words): that is the stronger moment."""
+    for turn in turns[at + 1 : at + 5]:
+        if turn.kind == USER or (turn.kind == INTERRUPT and turn.text):
+            return True
+        if turn.kind == TOOL_USE:
+            return False
+    return False
+
+
+def score(base: float, said: str, *, shown: bool = False) -> float:
     """How likely the words state a rule worth keeping."""
     text = said.strip()
     words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
@@ -114,7 +178,7 @@ def score(base: float, said: str) -> float:
         value -= 0.3  # "yes", "continue", "ok go"
     if (QUESTION.search(text) or ASKING.match(text)) and not strong:
         value -= 0.3  # a question asks; it rarely states a rule
-    if REPORT.search(text) and not strong:
+    if REPORT.search(text) and not strong and not shown:
         value -= 0.15  # a bug report or an observation: the lesson is not in these words
     if len(text) > 1500:
         value -= 0.25  # a pasted spec or log, not a lesson
