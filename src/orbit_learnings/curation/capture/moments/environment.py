@@ -19,10 +19,12 @@ UNREACHABLE = 0.55
 
 # --- a command that never returns ----------------------------------------------------------
 
+# The harness saying so (Claude Code's two-minute limit, a background task still running
+# when its output was asked for, Codex's limit), or `timeout`'s exit 124; never a test's
+# own "timed out" in its output.
 _TIMED_OUT = re.compile(
-    r"Command timed out|timed out after|command timed out|<retrieval_status>timeout|"
-    r"(Exit code|exited with code)[:\s]+124\b",
-    re.I,
+    r"^\s*(Command timed out|command timed out|<retrieval_status>timeout)|"
+    r"(Exit code|exited with code)[:\s]+124\b"
 )
 _BACKGROUND = re.compile(r"running in background with ID:\s*(\w+)")
 _STOPS = {"TaskStop", "KillShell", "KillBash"}

@@ -142,7 +142,7 @@ def refusals(turns: list[Turn]) -> list[Moment]:
         if turn.kind != TOOL_RESULT or not turn.rejected or _answered(turns, position):
             continue
         call = calls.get(turn.tool_id)
-        meant = next((t.text for t in reversed(turns[:position]) if t.kind == ASSISTANT), "")
+        meant = _last_words(turns, position)
         lines = [call.line, turn.line] if call else [turn.line]
         moment = Moment("refused", lines, REFUSED, said=meant.strip()[:600])
         if call is not None:
@@ -150,6 +150,16 @@ def refusals(turns: list[Turn]) -> list[Moment]:
             moment.failed = str(call.tool_input.get("command", ""))[:300]
         moments.append(moment)
     return moments
+
+
+def _last_words(turns: list[Turn], at: int) -> str:
+    """The agent's words just before the call: what it meant to do."""
+    for turn in turns[at - 1 : max(0, at - 12) : -1]:
+        if turn.kind == ASSISTANT and turn.text.strip():
+            return turn.text
+        if turn.kind == USER:
+            break
+    return ""
 
 
 REFUSED = 0.6  # below a refusal with a reason: the reviewer has to read the lesson off the call
