@@ -258,3 +258,40 @@ def test_an_error_the_person_pastes_from_their_terminal_is_a_moment(tmp_path: Pa
         ("user", pasted),
     ])  # fmt: skip
     assert [(m.kind, m.lines) for m in _found(session)] == [("pasted-error", [3])]
+
+
+SPECKIT = (
+    "## User Input\n\n```text\n{}\n```\n\nYou **MUST** consider the user input before proceeding "
+    "(if not empty).\n\n## Outline\n\n1. **Setup**: Run `.specify/scripts/bash/setup-plan.sh "
+    "--json` from repo root and parse JSON for FEATURE_SPEC, IMPL_PLAN. You must always …"
+)
+
+
+def test_a_prompt_a_command_expanded_is_the_harness_and_what_was_typed_the_person(
+    tmp_path: Path,
+) -> None:
+    cwd = "/Users/dev/funke"
+    session = _codex(tmp_path, [
+        ("user", SPECKIT.format("")),  # /speckit.plan with nothing typed: the task
+        ("patch", "call_1", "*** Begin Patch\n*** Update File: specs/plan.md\n*** End Patch\n"),
+        ("output", "call_1", "Success.", 0),
+        ("user", "adjust specs/plan.md so that it matches the stack in the spec; never Postgres"),
+        ("patch", "call_2", "*** Begin Patch\n*** Update File: specs/plan.md\n*** End Patch\n"),
+        ("output", "call_2", "Success.", 0),
+        ("user", SPECKIT.format("T012, 13")),
+    ], cwd)  # fmt: skip
+    said = [t.text for t in read_session(session, max_bytes=1 << 20).turns if t.kind == "user"]
+    assert said == ["", said[1], "T012, 13"]
+    assert [(m.kind, m.lines) for m in _found(session)] == [("redo", [5])]
+
+
+def test_agreeing_or_asking_without_a_question_mark_states_no_rule(tmp_path: Path) -> None:
+    for said in ("Yes let's try option 1", "合并之后我的分支被删除,不删除会不会比较好"):
+        session = _claude(tmp_path, [
+            ("user", "Add a loading state test."),
+            ("call", "toolu_1", "Bash", {"command": "yarn test"}),
+            ("result", "toolu_1", "1 failed", True),
+            ("assistant", "Option 1 or option 2?"),
+            ("user", said),
+        ])  # fmt: skip
+        assert _found(session) == [], said

@@ -48,10 +48,24 @@ REPORT = re.compile(
     r"\b(Error|Exception|Uncaught|Traceback|undefined|null|crash\w*|fails?|failed|"
     r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк",
 )
-QUESTION = re.compile(r"[?？]|[吗嗎呢]\s*$|[か]\s*$|니까\s*$")
+# Questions without a question mark, as Chinese, Japanese and Korean often write them: a
+# final particle before a comma or the end, an A-not-A question ("会不会", "有没有").
+QUESTION = re.compile(
+    r"[?？]|[吗嗎呢](\s*$|[,，。\s])|[か]\s*$|니까\s*$|(ですか|ますか|나요|까요)\s*$|"
+    r"(?P<a>会|是|有|能|可|要|好)不(?P=a)|有没有|什么办法|怎么办"
+)
 _THANKS = re.compile(
     r"^\W*(thanks|thank you|thx|great|perfect|awesome|nice|lgtm|looks good|danke|merci|gracias"
     r"|obrigad|谢谢|多谢|好的|ありがとう|完璧)",
+    re.I,
+)
+
+
+# Agreeing with what the agent proposed ("yes, let's try option 1", "ok go ahead"): a choice,
+# rarely a rule, unless a rule cue follows.
+_AGREEING = re.compile(
+    r"^\W*(yes|yeah|yep|yup|ok(ay)?|sure|go ahead|let'?s (do|go|try)|sounds good|"
+    r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
 )
 
@@ -69,7 +83,10 @@ def person_moments(turns: list[Turn]) -> list[Moment]:
             if said:
                 moments.append(_moment("interruption", 0.75, turn, said, turns, position))
             continue
-        if turn.kind != USER or not turn.text.strip() or _after_interrupt(turns, position):
+        if turn.kind == USER and not turn.text.strip():
+            seen_task = True  # a command the person ran with nothing typed after it
+            continue
+        if turn.kind != USER or _after_interrupt(turns, position):
             continue
         if turn.tool_id:  # a refused call's reason
             moments.append(_moment("rejection", 0.9, turn, turn.text, turns, position))
@@ -184,6 +201,8 @@ def score(base: float, said: str, *, shown: bool = False) -> float:
     strong = bool(STRONG_CUES.search(text))
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
+    if _AGREEING.match(text) and not strong:
+        value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
     if words < 3:
         value -= 0.3  # "yes", "continue", "ok go"
     if (QUESTION.search(text) or ASKING.match(text)) and not strong:
