@@ -295,3 +295,28 @@ def test_agreeing_or_asking_without_a_question_mark_states_no_rule(tmp_path: Pat
             ("user", said),
         ])  # fmt: skip
         assert _found(session) == [], said
+
+
+def test_refusing_to_let_the_agent_look_is_no_moment(tmp_path: Path) -> None:
+    for call in (("Bash", {"command": "cd /home/dev/shop && git status --short"}),
+                 ("Read", {"file_path": "/home/dev/shop/skills/blog/SKILL.md"})):  # fmt: skip
+        session = _claude(tmp_path, [
+            ("user", "Translate the blog-writing skill to Chinese."),
+            ("assistant", "I'll read the skill's files first."),
+            ("call", "toolu_1", *call),
+            ("result", "toolu_1", REFUSED, True),
+            ("user", "[Request interrupted by user for tool use]"),
+        ])  # fmt: skip
+        assert _found(session) == [], call[0]
+
+
+def test_a_tool_missing_is_not_a_path_out_of_reach(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Tidy the onboarding notes."),
+        ("assistant", "Which file?"),
+        ("user", "/Users/lzy/code/onboarding.md please, keep the headings"),
+        ("call", "toolu_1", "read", {"file_path": "/Users/lzy/code/onboarding.md"}),
+        ("result", "toolu_1", "<tool_use_error>Error: No such tool available: read</tool_use_error>",
+         True),
+    ], cwd="/Users/lzy/code/shop")  # fmt: skip
+    assert [m.kind for m in _found(session)] == []

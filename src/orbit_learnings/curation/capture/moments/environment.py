@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments.base import Moment, failed
+from orbit_learnings.curation.capture.moments.base import Moment
 from orbit_learnings.curation.capture.moments.findings import sentence_around
 from orbit_learnings.curation.capture.sessions import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Turn
 
@@ -127,7 +127,8 @@ def _foreign(path: str, cwd: str) -> bool:
 
 
 def _not_there(result: Turn) -> bool:
-    return failed(result) or bool(_NOT_THERE.search(result.text[:600]))
+    """The result says the path is not there (a tool missing, a parse error: not this)."""
+    return bool(_NOT_THERE.search(result.text[:600]))
 
 
 def _missed(turns: list[Turn], at: int, path: str) -> Turn | None:

@@ -10,6 +10,7 @@ import re
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
+    EDIT_TOOLS,
     ERROR_OUTPUT,
     STRONG_CUES,
     WEAK_CUES,
@@ -159,14 +160,25 @@ def refusals(turns: list[Turn]) -> list[Moment]:
         if turn.kind != TOOL_RESULT or not turn.rejected or _answered(turns, position):
             continue
         call = calls.get(turn.tool_id)
+        if call is None or not _changes_something(call):
+            continue  # stopping the agent from looking, or a refusal we cannot place
         meant = _last_words(turns, position)
-        lines = [call.line, turn.line] if call else [turn.line]
-        moment = Moment("refused", lines, REFUSED, said=meant.strip()[:600])
-        if call is not None:
-            moment.files, moment.edits = changed_files(call), edit_lines(call)
-            moment.failed = str(call.tool_input.get("command", ""))[:300]
+        moment = Moment("refused", [call.line, turn.line], REFUSED, said=meant.strip()[:600])
+        moment.files, moment.edits = changed_files(call), edit_lines(call)
+        moment.failed = str(call.tool_input.get("command", ""))[:300]
         moments.append(moment)
     return moments
+
+
+def _changes_something(call: Turn) -> bool:
+    """An edit, or a command that runs an operation (not `ls`, `git status`, a search): a
+    person who refuses to let the agent look has rarely a rule in mind."""
+    if call.tool in EDIT_TOOLS:
+        return True
+    return (
+        call.tool == "Bash"
+        and commands.operation(str(call.tool_input.get("command", ""))) is not None
+    )
 
 
 def _last_words(turns: list[Turn], at: int) -> str:
