@@ -2,12 +2,16 @@
 
 Signals that hold in any language and with any model's manners, by who shows the lesson:
 
-- the person (`person`): `rejection` (a refused tool call, usually with why),
-  `interruption`, `queued` (typed while the agent worked), `redo` (the person spoke right
-  after the agent's edit and the agent edited that file again), a failure the person
-  answers or shows from their own terminal, and a later message that reads as a rule;
+- the person (`person`): `rejection` (a refused tool call, usually with why), `refused`
+  (a change refused without a word), `interruption`, `queued` (typed while the agent
+  worked), `redo` (the person spoke right after the agent's edit and the agent edited that
+  file again), a failure the person answers or shows from their own terminal, and a later
+  message that reads as a rule (or that the agent writes into an instructions file);
 - the work (`operations`): `error-fix`, one operation failing, then succeeding after a
-  change of the command itself or of a configuration file;
+  change of the command itself or of a configuration file, or a missing command replaced
+  by a related one that ran;
+- the environment (`environment`): `hang`, a command that never returns in the agent's
+  shell; `unreachable`, a path the person names that the agent cannot reach;
 - the agent (`findings`): `finding`, a cause it names or a claim it takes back, right after
   a question, a report or a failure.
 
