@@ -319,3 +319,11 @@ def test_a_hang_names_the_command_with_its_subcommand() -> None:
     moment = Moment("hang", [42, 46], 0.55, failed="claude doctor 2>&1", operation="claude")
     draft = draft_for(moment, path="s.jsonl", root=CWD)
     assert draft is not None and draft.summary == "`claude doctor` hangs when the agent runs it"
+
+
+def test_a_codex_patch_that_fixed_the_command_shows_its_lines() -> None:
+    rollout = Path(__file__).parents[2] / "fixtures/sessions/codex-rollout.jsonl"
+    fix = next(
+        d for d in extract_sessions([str(rollout)], None).drafts if d.detector == "error-fix"
+    )
+    assert '- "test": "jest"\n+ "test": "jest --setupFiles dotenv/config"' in fix.body

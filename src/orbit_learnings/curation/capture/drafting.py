@@ -81,7 +81,7 @@ def draft_for(
 
 def _text_for(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str, str] | None:
     if moment.kind == "error-fix":
-        return _error_fix_text(moment, root)
+        return _error_fix_text(moment, root, turns)
     if moment.kind in ("hang", "unreachable", "refused"):
         return _agent_side_text(moment, root)
     return _said(moment, turns, root)
@@ -274,7 +274,7 @@ def _program_and_verb(moment: Moment) -> str:
     return moment.operation
 
 
-def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
+def _error_fix_text(moment: Moment, root: str | None, turns: Sequence[Turn]) -> tuple[str, str]:
     """ "`python` is not found here: run `python3`", "`pytest` needs `PYTHONPATH=src`",
     "`npm test` needs `"dotenv": "^16"` in `package.json`"; the body shows what failed, how,
     and the command or the lines that made it pass."""
@@ -288,7 +288,7 @@ def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
         shown = "\n\n".join(
             (f"`{name}`:\n\n" if len(names) > 1 else "") + f"```\n{diff}\n```"
             for name, (_, old, new) in zip(names, moment.edits[:3], strict=False)
-            if (diff := _changed_lines(old, new))
+            if (diff := _changed_lines(old, new) or _patched(moment, files, turns))
         )
         body += f"It passed after a change to {', '.join(f'`{n}`' for n in names)}"
         body += f":\n\n{shown}" if shown else "."
@@ -297,6 +297,18 @@ def _error_fix_text(moment: Moment, root: str | None) -> tuple[str, str]:
     same = moment.fixed.strip() == moment.failed.strip()
     body += f"It passed, run unchanged{how}." if same else f"It passed{how} as:\n\n    {fixed}"
     return wording.rerun_rule(moment), body
+
+
+def _patched(moment: Moment, files: Sequence[str], turns: Sequence[Turn]) -> str:
+    """The -/+ lines of the last patch (Codex's `apply_patch`) to the fix's files before it
+    passed, read from the session: a moment keeps an edit's old and new strings, a patch
+    has neither."""
+    low, high = min(moment.lines), max(moment.lines)
+    patches = [
+        t for t in turns
+        if low < t.line < high and t.kind == TOOL_USE and set(changed_files(t)) & set(files)
+    ]  # fmt: skip
+    return next((d for t in reversed(patches) if (d := _edit_diff(t.tool_input))), "")
 
 
 # Tags from the tools a moment ran and the kinds of file it touched, matched as whole words.
