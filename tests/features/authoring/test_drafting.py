@@ -233,6 +233,7 @@ def test_words_that_hold_no_rule_give_no_draft(kind: str, said: str) -> None:
         ("und bitte immer Beträge in Cent als int speichern, nie float",
          "Immer Beträge in Cent als int speichern, nie float"),
         ("Do not use npm here, use pnpm.", "Do not use npm here, use pnpm"),  # no question
+        ("lol never ask me to cat my keyring", "Never ask the user to cat the user's keyring"),
         ("Why do you use npm? Always use pnpm.", "Always use pnpm"),
         ("Меня зовут Лиза. Обращайся ко мне Лиза. Без моего подтверждения ты не удаляешь файлы, "
          "не отправляешь сообщения.",

@@ -130,7 +130,15 @@ def person_rule(said: str, *, instead_of: str = "") -> str | None:
         return None  # a bug report: the lesson, if any, is in the fix, not in these words
     chosen = re.sub(r"\s#{1,6}\s*(\d+)\.?", r" §\1", chosen)  # "spec.md ## 5." → "spec.md §5"
     rule = _contrast(_strip_lead(_from_cue(chosen)), instead_of)
-    return _finish(rule)
+    return _finish(_third_person(rule))
+
+
+def _third_person(rule: str) -> str:
+    """ "Never ask me to print the keyring" → "… ask the user …": a rule for the team is read
+    by others than the one who said it (English only: elsewhere a pronoun is not a word)."""
+    if re.match(r"(?i)i\b", rule) or _CJK.search(rule):
+        return rule
+    return re.sub(r"\bmy\b", "the user's", re.sub(r"\bme\b", "the user", rule))
 
 
 def finding_rule(said: str) -> str | None:
