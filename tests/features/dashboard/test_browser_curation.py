@@ -167,8 +167,9 @@ def test_the_url_holds_the_view_and_history_walks_it(page: Any, browser: Any, se
     assert row_ids(page) == shown
 
 
-def test_every_filter_of_a_pasted_link_is_restored(page: Any, server: str) -> None:
-    query = "q=migration&tag=database&status=all&low_confidence=1&never_injected=1&unused=1&sort=id"
+@pytest.mark.parametrize("low", ["low_helpfulness", "low_confidence"])  # and its 0.1.0 name
+def test_every_filter_of_a_pasted_link_is_restored(page: Any, server: str, low: str) -> None:
+    query = f"q=migration&tag=database&status=all&{low}=1&never_injected=1&unused=1&sort=id"
     page.goto(f"{server}/?{query}")
     page.wait_for_selector("[data-testid=empty], [data-testid=row]")
     assert page.input_value("[data-testid=search]") == "migration"

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from orbit_learnings.cli import hot
+from orbit_learnings.cli.options import MinHelpfulnessOpt, OldMinHelpfulnessOpt
 from orbit_learnings.cli.output import (
     emit_json,
     info,
@@ -45,13 +46,12 @@ def inject_command(
         bool,
         typer.Option("--feedback-hint", help="Add the LEARNING_HELPFUL/NOT_HELPFUL instruction."),
     ] = False,
-    min_confidence: Annotated[
-        float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
-    ] = None,
+    min_helpfulness: MinHelpfulnessOpt = None,
     include_stale: Annotated[
         bool,
         typer.Option("--include-stale", help="Also push learnings whose cited code is gone."),
     ] = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
 ) -> None:
     """Print the learnings for a task as a block to prepend to an agent prompt.
 
@@ -73,7 +73,7 @@ def inject_command(
         max_tokens=max_tokens,
         output_format=output_format,
         feedback_hint=feedback_hint,
-        min_confidence=min_confidence,
+        min_helpfulness=hot.resolve_min_helpfulness(min_helpfulness, min_confidence),
         include_stale=include_stale,
     )
 

@@ -8,13 +8,14 @@ from typing import Annotated
 import typer
 
 from orbit_learnings.cli import completion
-from orbit_learnings.cli.hot import do_search
+from orbit_learnings.cli.hot import do_search, resolve_min_helpfulness
 from orbit_learnings.cli.options import (
     AllStatusesFlag,
     ExplainOpt,
     JsonFlag,
     LevelOpt,
-    MinConfidenceOpt,
+    MinHelpfulnessOpt,
+    OldMinHelpfulnessOpt,
     SearchLimitOpt,
     StatusOpt,
     TagOpt,
@@ -41,10 +42,11 @@ def search_command(
     all_statuses: AllStatusesFlag = False,
     limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
+    min_helpfulness: MinHelpfulnessOpt = None,
     level: LevelOpt = "all",
     weak: WeakFlag = False,
     json_out: JsonFlag = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
 ) -> None:
     """Full-text search over summaries, bodies and tags.
 
@@ -67,7 +69,7 @@ def search_command(
         include_all=all_statuses,
         limit=limit,
         explain=explain,
-        min_confidence=min_confidence,
+        min_helpfulness=resolve_min_helpfulness(min_helpfulness, min_confidence),
         level=level,
         weak=weak,
         json_out=json_out,
@@ -85,10 +87,11 @@ def unified_search_command(
     all_statuses: AllStatusesFlag = False,
     limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
+    min_helpfulness: MinHelpfulnessOpt = None,
     level: LevelOpt = "all",
     weak: WeakFlag = False,
     json_out: JsonFlag = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
 
@@ -118,10 +121,11 @@ def unified_search_command(
         all_statuses=all_statuses,
         limit=limit,
         explain=explain,
-        min_confidence=min_confidence,
+        min_helpfulness=min_helpfulness,
         level=level,
         weak=weak,
         json_out=json_out,
+        min_confidence=min_confidence,
     )
 
 
@@ -141,7 +145,7 @@ def feedback_command(
     *,
     json_out: JsonFlag = False,
 ) -> None:
-    """Say whether a learning helped in a task; confidence is derived from these answers.
+    """Say whether a learning helped in a task; its helpfulness is derived from these answers.
 
     \b
     Examples:
@@ -170,7 +174,7 @@ def feedback_command(
         return
     if learning_id is None or helpful is None:
         raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
-    confidence = feedback.record(
+    found = feedback.record(
         STATE.workspace_for(learning_id),
         learning_id.strip(),
         helpful=helpful,
@@ -178,6 +182,6 @@ def feedback_command(
         model=model_name,
     )
     if json_out:
-        emit_json({"learning_id": learning_id, **confidence.to_dict()})
+        emit_json({"learning_id": learning_id, **found.to_dict()})
     else:
-        info(f"{learning_id}: confidence {confidence.confidence:.2f}")
+        info(f"{learning_id}: helpfulness {found.helpfulness:.2f}")
