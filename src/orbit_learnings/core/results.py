@@ -140,6 +140,7 @@ class Scored:
         "cosine",
         "coverage",
         "id",
+        "matched",
         "phrase",
         "rarity",
         "relevance",
@@ -161,10 +162,12 @@ class Scored:
         weight: float = 0.0,  # idf it holds in all, in units of that largest idf (capped at 4)
         cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
         summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
+        matched: float = 0.0,  # share of the query's words it holds, each counted once
     ) -> None:
         self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
         self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
         self.cosine, self.summary = cosine, summary
+        self.matched = matched
 
     def copy(self) -> Scored:
         twin = Scored(self.id, self.tier, self.bm25, self.relevance)

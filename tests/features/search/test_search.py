@@ -45,8 +45,9 @@ def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     assert search["answerable"]["mrr"] >= 0.9
     for kind, row in search["by_kind"].items():
         assert row["recall@5"] >= 0.85, (kind, row["misses"])
-    assert search["noanswer"]["recognised"] >= 0.8, search["noanswer_misses"]
-    assert search["answerable"]["kept_confident"] >= 0.94
+    assert search["noanswer"]["recognised"] >= 0.84, search["noanswer_misses"]
+    assert search["answerable"]["kept_confident"] >= 0.92
+    assert search["answerable"]["kept_of_found"] >= 0.94
     assert injection["must_recall"] >= 0.9, injection["misses"]
     assert injection["noise"] <= 0.26
 
