@@ -365,7 +365,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
     from orbit_learnings.core.errors import NotFound
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.index.reads import evidence_of_active
-    from orbit_learnings.store import bundles
+    from orbit_learnings.store.changes import mark_replaced
     from orbit_learnings.store.org.reponame import repo_name
 
     mine = repo_name(ws) + ":"
@@ -377,7 +377,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
             ref = str(item.get("ref", ""))
             if item.get("kind") == "learning" and ref.startswith(mine):
                 try:
-                    if bundles.mark_replaced(ws, ref.removeprefix(mine), org_id):
+                    if mark_replaced(ws, ref.removeprefix(mine), org_id):
                         marked.append((ref.removeprefix(mine), org_id))
                 except NotFound:
                     continue
