@@ -1,5 +1,7 @@
 """What a learning is about, and what a lookup asks for: one value instead of parallel lists.
 
+(`RepoPath`, below, is one path a lookup asks about, already read where it entered.)
+
 A scope has kinds: path globs and tags today. A learning matches a lookup when any
 kind matches (spec 3.3: path OR tag). Adding a kind means a field here, its
 validation in `model`, its rows in the index (`index/schema` and `index/build`), its
@@ -75,6 +77,44 @@ class Scope:
 
 
 EMPTY = Scope()
+
+
+FILE, FOLDER, GLOB = "file", "folder", "glob"
+PATH_KINDS = (FILE, FOLDER, GLOB)
+
+
+class RepoPath:
+    """A path a lookup asks about, as a value: normalised once where it entered (a hook's
+    payload, a `--path` argument) to repo-relative POSIX text (`""` is the root), with what
+    it names: a file (which may not exist yet), a folder, or a glob.
+
+    Layers pass these on and never parse or normalise the text again: a file literally
+    named `glob:notes.md` stays that file, and no prefix on a string says what it is. A
+    plain slotted class, like `Scope`: one is built for every path of every hook call.
+    """
+
+    __slots__ = ("kind", "text")
+
+    kind: str
+    text: str
+
+    def __init__(self, text: str, kind: str = FILE) -> None:
+        if kind not in PATH_KINDS:
+            raise ValueError(f"a path is one of {', '.join(PATH_KINDS)}, not {kind!r}")
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "kind", kind)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("RepoPath is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RepoPath) and (self.text, self.kind) == (other.text, other.kind)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.kind))
+
+    def __repr__(self) -> str:
+        return f"RepoPath({self.text!r}, {self.kind!r})"
 
 
 # `scope.repos`: which repositories an org learning applies in, by name (`payments-*`,

@@ -18,18 +18,18 @@ from collections.abc import Iterable
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.matching import is_glob
-from orbit_learnings.core.scope import Scope
+from orbit_learnings.core.scope import EMPTY, FILE, RepoPath
 from orbit_learnings.push import inject
-from orbit_learnings.store.workspace import Workspace, to_repo_relative
+from orbit_learnings.store.workspace import Workspace, literal_path
 
 _PATH_TOKEN = re.compile(r"[\w.@+\-/\\]+")
 _HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
 MAX_CANDIDATES = 50
 
 
-def mentioned_paths(ws: Workspace, *values: object) -> list[str]:
-    """Repo-relative file paths named anywhere in nested JSON-like values, in order seen."""
-    found: dict[str, None] = {}
+def mentioned_paths(ws: Workspace, *values: object) -> list[RepoPath]:
+    """Files named anywhere in nested JSON-like values, in order seen (each read once)."""
+    found: dict[RepoPath, None] = {}
     for text in _strings(values):
         for token in _PATH_TOKEN.findall(text):
             path = _as_repo_path(ws, token)
@@ -50,7 +50,7 @@ def _strings(values: Iterable[object]) -> Iterable[str]:
             yield from _strings(value)
 
 
-def _as_repo_path(ws: Workspace, token: str) -> str | None:
+def _as_repo_path(ws: Workspace, token: str) -> RepoPath | None:
     token = token.lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
     if not token or is_glob(token) or token.startswith(("http:", "https:")):
         return None
@@ -58,10 +58,10 @@ def _as_repo_path(ws: Workspace, token: str) -> str | None:
     if not looks_like_file and not os.path.isfile(os.path.join(ws.root_dir, token)):
         return None
     try:
-        relative = to_repo_relative(ws, token, ws.root_dir)
+        path = literal_path(ws, token, ws.root_dir)
     except OrbitError:
         return None  # outside the workspace
-    return relative if relative and not relative.endswith("/") else None
+    return path if path.text and path.kind == FILE and not path.text.endswith("/") else None
 
 
 def attach_learnings(
@@ -79,14 +79,13 @@ def attach_learnings(
     if paths:
         chosen = inject.select(
             ws,
-            Scope(paths),
+            EMPTY,
             limit=limit,
             session_id=session_id,
             layer="mcp",
-            trigger={"paths": paths},
-            cwd=ws.root_dir,  # the paths are repo-relative already
+            trigger={"paths": [p.text for p in paths]},
             exclude=set(exclude),
-            literal_paths=True,  # paths found in tool arguments and results name files
+            resolved=paths,  # read from the call already: never parsed again
         )
         learnings = [
             {"id": h.id, "summary": h.summary} | ({"note": h.note} if h.note else {})

@@ -24,7 +24,7 @@ from __future__ import annotations
 from orbit_learnings.core.agents import tools as agenttools
 from orbit_learnings.core.matching import is_glob
 from orbit_learnings.core.results import Hit, printable
-from orbit_learnings.core.scope import Scope
+from orbit_learnings.core.scope import EMPTY, RepoPath
 from orbit_learnings.push import inject
 from orbit_learnings.push.toolpaths import (
     PATCH_MARKER,
@@ -33,7 +33,6 @@ from orbit_learnings.push.toolpaths import (
     search_paths,
     shell_paths,
 )
-from orbit_learnings.retrieval.queries import GLOB_PREFIX
 from orbit_learnings.store.workspace import Workspace
 
 MAX_CONTEXT_CHARS = 4000  # far below the 10,000-character hook output caps
@@ -78,8 +77,9 @@ class Touch:
         return inject.agent_session(self.session_id, self.agent_id)
 
 
-def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
-    """Repo-relative files and folders the call touched, from whichever keys it uses."""
+def touched_paths(ws: Workspace, touch: Touch) -> list[RepoPath]:
+    """The files, folders and globs the call touched, from whichever keys it uses: each
+    read once here, from the payload, and passed on as a value."""
     if touch.tool.lower() not in FILE_TOOLS:
         return []
     data, cwd = touch.tool_input, touch.cwd
@@ -87,7 +87,7 @@ def touched_paths(ws: Workspace, touch: Touch) -> list[str]:
     if isinstance(command, str):  # a shell: its folder is where it ran, not what it read
         patched = patch_paths(ws, command, cwd=cwd) if PATCH_MARKER in command else []
         return patched or shell_paths(ws, command, cwd=cwd)  # apply_patch, or its heredoc
-    found: dict[str, None] = {}
+    found: dict[RepoPath, None] = {}
     is_glob_tool = touch.tool.lower() in GLOB_TOOLS
     pattern = _first_text(data, ("pattern",) if is_glob_tool else FILTER_KEYS)
     for key in PATH_KEYS:
@@ -109,7 +109,7 @@ def _first_text(data: dict[str, object], keys: tuple[str, ...]) -> str | None:
     return next((v for k in keys if isinstance(v := data.get(k), str) and v.strip()), None)
 
 
-def _one_path(ws: Workspace, value: str, pattern: str | None, cwd: str | None) -> list[str]:
+def _one_path(ws: Workspace, value: str, pattern: str | None, cwd: str | None) -> list[RepoPath]:
     if pattern:
         return search_paths(ws, value, pattern, cwd=cwd)
     path = repo_path(ws, value, cwd=cwd, literal=True)
@@ -126,14 +126,14 @@ def context_for_touch(ws: Workspace, touch: Touch, *, layer: str, record: bool =
         paths,
         session_key=touch.session_key,
         layer=layer,
-        trigger={"tool": touch.tool, "paths": paths},
+        trigger={"tool": touch.tool, "paths": [p.text for p in paths]},
         record=record,
     )
 
 
 def context_for_paths(
     ws: Workspace,
-    paths: list[str],
+    paths: list[RepoPath],
     *,
     session_key: str | None,
     layer: str,
@@ -142,21 +142,20 @@ def context_for_paths(
 ) -> str:
     chosen = inject.select(
         ws,
-        Scope(paths),
+        EMPTY,
         session_id=inject.session_from_env(session_key),
         render=lambda hits: context_text(paths, hits),
         max_tokens=MAX_CONTEXT_CHARS // 4,
         layer=layer,
         trigger=trigger,
-        cwd=ws.root_dir,  # the paths are repo-relative already
         record=record,
-        literal_paths=True,  # an agent names files: `[slug]` is a folder, not a class
+        resolved=paths,  # read from the payload already: never parsed again
     )
     return context_text(paths, chosen.hits) if chosen.hits else ""
 
 
-def context_text(paths: list[str], hits: list[Hit]) -> str:
-    shown = [p.removeprefix(GLOB_PREFIX) for p in paths[:3]]
+def context_text(paths: list[RepoPath], hits: list[Hit]) -> str:
+    shown = [p.text for p in paths[:3]]
     where = ", ".join(shown) + (", …" if len(paths) > 3 else "")
     lines = [f"Project learnings (.orbit/learnings) whose scope matches {printable(where)}:"]
     lines += [inject.provenance_line(h) for h in hits]
@@ -188,22 +187,21 @@ def prompt_submitted(
     paths = words_paths(ws, text, named_only=True)
     chosen = inject.select(
         ws,
-        Scope(paths),
+        EMPTY,
         session_id=inject.session_from_env(session_key),
         render=lambda hits: prompt_text(paths, hits),
         max_tokens=MAX_CONTEXT_CHARS // 4,
         layer=layer,
-        trigger={"event": "prompt", "paths": paths},
-        cwd=ws.root_dir,
+        trigger={"event": "prompt", "paths": [p.text for p in paths]},
         record=record,
         task_text=text,
-        literal_paths=True,
+        resolved=paths,
     )
     return prompt_text(paths, chosen.hits) if chosen.hits else ""
 
 
-def prompt_text(paths: list[str], hits: list[Hit]) -> str:
-    named = f" and the files it names ({', '.join(paths[:3])})" if paths else ""
+def prompt_text(paths: list[RepoPath], hits: list[Hit]) -> str:
+    named = f" and the files it names ({', '.join(p.text for p in paths[:3])})" if paths else ""
     lines = [f"Project learnings (.orbit/learnings) that match this request{printable(named)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
@@ -236,19 +234,19 @@ def subagent_started(
         paths,
         session_key=inject.agent_session(session_id, agent_id),
         layer=layer,
-        trigger={"event": "subagent-start", "paths": paths},
+        trigger={"event": "subagent-start", "paths": [p.text for p in paths]},
         record=record,
     )
 
 
-def words_paths(ws: Workspace, text: str, *, named_only: bool = False) -> list[str]:
+def words_paths(ws: Workspace, text: str, *, named_only: bool = False) -> list[RepoPath]:
     """Paths named anywhere in free text (a task description): each word that is one.
 
     `named_only`: a word counts only when it is spelled as a path (a slash or a dot), so
     "fix the docs" in a prose prompt is not the `docs/` folder and all it holds.
     """
     words = text.replace("`", " ").replace(",", " ").split()
-    found: dict[str, None] = {}
+    found: dict[RepoPath, None] = {}
     for word in words:
         if named_only:  # prose: "is src/app.py right?" names src/app.py
             word = word.rstrip("?!")

@@ -12,12 +12,12 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 from orbit_learnings.core.errors import OrbitError, UsageError
 from orbit_learnings.core.numbers import whole_number
 from orbit_learnings.core.results import Hit, printable
-from orbit_learnings.core.scope import Scope
+from orbit_learnings.core.scope import RepoPath, Scope
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.retrieval import tasks
 from orbit_learnings.store.fileops import (
@@ -142,7 +142,7 @@ def select(
     min_confidence: float | None = None,
     task_text: str = "",
     exclude: Collection[str] = (),
-    literal_paths: bool = False,
+    resolved: Sequence[RepoPath] = (),
     include_stale: bool = False,
 ) -> Injection:
     """Rank by relevance to the task, then apply dedup, the per-call cap, the session cap
@@ -151,11 +151,13 @@ def select(
     Only what survives every cut is recorded as shown, so a learning dropped for
     budget reasons can still surface on a later call. `record=False` (a dry run) neither
     logs nor touches the session's shown set: the next dry run answers the same.
+    `resolved`: the files an agent named (a hook's, an MCP call's), read where they entered;
+    each file's learnings are then judged against that file's (`tasks.shortlist`).
     """
     per_call = limit if limit is not None else env_cap(PER_CALL_ENV, DEFAULT_PER_CALL)
-    if not scope and not task_text.strip():
+    if not scope and not resolved and not task_text.strip():
         return Injection([], session_id, {})
-    candidates = tasks.rank_for_task(ws, scope, task_text, cwd=cwd, literal_paths=literal_paths)
+    candidates = tasks.rank_for_task(ws, scope, task_text, cwd=cwd, resolved=resolved)
     ranked = [h for h in candidates if h.id not in exclude]
     if any(h.anchored for h in ranked):  # only then load the anchors' code and query them
         from orbit_learnings.retrieval.anchors import judge_hits
@@ -166,7 +168,7 @@ def select(
 
         scores = confidence_for(ws, [h.id for h in ranked])
         ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
-    ranked = tasks.shortlist(ranked, per_file=literal_paths)
+    ranked = tasks.shortlist(ranked, per_file=bool(resolved))
     dropped: dict[str, int] = {}
     ranked = _org_share(ranked, per_call, dropped)
     if session_id is None or not record:  # a dry run (doctor) marks nothing shown either

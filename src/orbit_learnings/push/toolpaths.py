@@ -17,8 +17,8 @@ import re
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.core.matching import is_glob
-from orbit_learnings.retrieval.queries import GLOB_PREFIX
-from orbit_learnings.store.workspace import Workspace, to_repo_relative
+from orbit_learnings.core.scope import GLOB, RepoPath
+from orbit_learnings.store.workspace import Workspace, literal_path, to_repo_relative
 
 MAX_PATHS = 20
 _HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
@@ -43,8 +43,9 @@ _VALUED: dict[str, set[str]] = {
 
 def repo_path(
     ws: Workspace, token: str, *, cwd: str | None = None, literal: bool = False
-) -> str | None:
-    """`token` as a repo-relative file or folder path, or None when it is not one.
+) -> RepoPath | None:
+    """`token` as a repo-relative file or folder, or None when it is not one: the one
+    place a path from an agent's payload is normalised (see `workspace.literal_path`).
 
     `literal`: the token comes from a field that always holds a path (`file_path`), so
     `web/app/[slug]/page.tsx` is that file even before it exists. A shell word with
@@ -63,20 +64,20 @@ def repo_path(
     if not exists and not looks_like_file:
         return None
     try:
-        relative = to_repo_relative(ws, token, base)
+        path = literal_path(ws, token, base)
     except OrbitError:
         return None  # outside the workspace
-    return relative or None
+    return path if path.text else None
 
 
-def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[str]:
+def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[RepoPath]:
     """Files and folders a shell command reads, in order, without running it.
 
     A `cd X` moves where the following commands' words are read from, as the shell
     would (`cd services/api && cat v1/orders.py`); a `cd` we cannot follow (`cd -`,
     `cd ~`, `cd $DIR`) stops the reading, since a guess would name the wrong file.
     """
-    found: dict[str, None] = {}
+    found: dict[RepoPath, None] = {}
     here = cwd or ws.root_dir
     for words in simple_commands(command):
         if _program(words) in ("cd", "pushd"):
@@ -117,10 +118,10 @@ PATCH_MARKER = "*** Begin Patch"
 _PATCH_FILE_LINES = ("*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:")
 
 
-def patch_paths(ws: Workspace, patch: str, *, cwd: str | None = None) -> list[str]:
+def patch_paths(ws: Workspace, patch: str, *, cwd: str | None = None) -> list[RepoPath]:
     """The files a Codex `apply_patch` body names: its `*** Update File: path` lines and
     their kin (added, deleted, moved to), in order. A file being added need not exist."""
-    found: dict[str, None] = {}
+    found: dict[RepoPath, None] = {}
     for line in patch.splitlines():
         head = next((h for h in _PATCH_FILE_LINES if line.startswith(h)), None)
         if head is None:
@@ -199,10 +200,14 @@ def _plain(args: list[str], valued: set[str]) -> list[str]:
 
 def search_paths(
     ws: Workspace, path: str | None, pattern: str | None, *, cwd: str | None
-) -> list[str]:
-    """What a search or glob tool looks at: its folder, narrowed by a glob pattern if any."""
+) -> list[RepoPath]:
+    """What a search or glob tool looks at: its folder, narrowed by a glob pattern if any
+    (the one place a hook's path is a pattern, read from that folder, else the root)."""
     base = repo_path(ws, path, cwd=cwd, literal=True) if path else None
     if pattern and is_glob(pattern) and not os.path.isabs(pattern):
-        prefix = f"{base.rstrip('/')}/" if base else ""
-        return [GLOB_PREFIX + prefix + pattern]  # the one place a hook's path is a pattern
+        folder = os.path.join(ws.root_dir, base.text) if base else ws.root_dir
+        try:  # the pattern is read from the search's folder, as the tool reads it
+            return [RepoPath(to_repo_relative(ws, pattern, folder), GLOB)]
+        except OrbitError:
+            return []  # `../../**`: outside the workspace
     return [base] if base else []

@@ -15,11 +15,11 @@ from orbit_learnings.core import matching, ranking
 from orbit_learnings.core.errors import NotFound, Problem, UsageError
 from orbit_learnings.core.ids import STATUS_CHOICES, STATUSES
 from orbit_learnings.core.results import Detail, Hit, Result
-from orbit_learnings.core.scope import EMPTY, Scope
+from orbit_learnings.core.scope import EMPTY, FOLDER, GLOB, RepoPath, Scope
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import Index, healing, open_fresh
 from orbit_learnings.index.rows import refresh_votes
-from orbit_learnings.store.workspace import Workspace, to_repo_relative
+from orbit_learnings.store.workspace import Workspace, typed_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path must not pay for typing or pathlib imports
@@ -45,38 +45,19 @@ def parse_status(value: str | None, *, include_all: bool = False) -> tuple[str, 
     return STATUSES if raw == "all" else (raw,)
 
 
-GLOB_PREFIX = "glob:"  # `--path 'glob:web/[ab]*'`: a glob even if a file has that name
-LITERAL_PREFIX = "literal:"  # `--path 'literal:web/app/[slug]/new.tsx'`: a path, even if new
-
-
 def resolve_queries(
-    ws: Workspace,
-    raw_paths: Sequence[str],
-    cwd: str | os.PathLike[str] | None = None,
-    *,
-    literal: bool = False,
+    ws: Workspace, raw_paths: Sequence[str], cwd: str | os.PathLike[str] | None = None
 ) -> list[matching.PathQuery]:
-    """Normalise user paths (relative to cwd, absolute, Windows) into match queries.
+    """Paths a person typed, as match queries: each read once (`workspace.typed_path`)."""
+    return [path_query(typed_path(ws, raw, cwd)) for raw in raw_paths]
 
-    A path that names an existing file or folder is that path, even with `[`, `*` or `?`
-    in it (`web/app/[slug]/page.tsx`); so is every path when `literal` (agents and hooks
-    name files, never patterns). Otherwise glob characters make a glob. A `glob:` or
-    `literal:` prefix forces either reading.
-    """
-    queries = []
-    for raw in raw_paths:
-        forced_glob = raw.startswith(GLOB_PREFIX)
-        forced_literal = raw.startswith(LITERAL_PREFIX)
-        text = raw.removeprefix(GLOB_PREFIX).removeprefix(LITERAL_PREFIX)
-        relative = to_repo_relative(ws, text, cwd)
-        on_disk = os.path.join(ws.root_dir, relative)
-        is_dir = bool(relative) and not forced_glob and os.path.isdir(on_disk)
-        is_literal = forced_literal or (
-            not forced_glob
-            and (literal or is_dir or (matching.is_glob(relative) and os.path.lexists(on_disk)))
-        )
-        queries.append(matching.make_query(relative, is_directory=is_dir, literal=is_literal))
-    return queries
+
+def path_query(path: RepoPath) -> matching.PathQuery:
+    """The match query for a path already read where it entered: its text is used as it
+    is, never normalised or parsed again."""
+    return matching.make_query(
+        path.text, is_directory=path.kind == FOLDER, literal=path.kind != GLOB
+    )
 
 
 def match_scope(
@@ -118,17 +99,19 @@ def list_learnings(
     limit: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
     level: str | None = "all",
-    literal_paths: bool = False,
+    resolved: Sequence[RepoPath] = (),
 ) -> Result:
     """Learnings whose scope matches any path or tag (all of them when neither is given).
 
+    `scope.paths` are as a person typed them (read here, once, against `cwd`); `resolved`
+    are paths already read where they entered (a hook's payload), used as they are.
     Reads the project store and, unless `level` says otherwise, the personal store;
-    paths are always resolved against the project (`literal_paths`: see `resolve_queries`).
+    paths are always resolved against the project.
     """
     from orbit_learnings.retrieval.orgview import OrgView
 
     statuses = parse_status(status)
-    queries = resolve_queries(ws, scope.paths, cwd, literal=literal_paths)
+    queries = resolve_queries(ws, scope.paths, cwd) + [path_query(p) for p in resolved]
     hits: list[Hit] = []
     warnings: list[Problem] = []
     view = OrgView(ws)

@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Sequence
 
 from orbit_learnings.core import ranking
 from orbit_learnings.core.results import Hit
-from orbit_learnings.core.scope import Scope
+from orbit_learnings.core.scope import RepoPath, Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.retrieval.confidence import confident
 from orbit_learnings.store.workspace import Workspace
@@ -64,19 +65,19 @@ def rank_for_task(
     text: str = "",
     *,
     cwd: str | os.PathLike[str] | None = None,
-    literal_paths: bool = False,
+    resolved: Sequence[RepoPath] = (),
 ) -> list[Hit]:
     """Active learnings for a task, best first, each with its task score (see `shortlist`).
-    `literal_paths`: the scope's paths are files (from an agent), never globs."""
+    `resolved`: paths already read where they entered (an agent's files), beside the
+    typed ones of `scope` (see `queries.list_learnings`)."""
     scoped = (
-        queries.list_learnings(
-            ws, scope, status="active", cwd=cwd, literal_paths=literal_paths
-        ).hits
-        if scope
+        queries.list_learnings(ws, scope, status="active", cwd=cwd, resolved=resolved).hits
+        if scope or resolved
         else []
     )
     candidates = {h.id: h for h in scoped}
-    words = f"{text}\n{words_of_files(scope.paths)}".strip() if text.strip() else ""
+    files = [*scope.paths, *(path.text for path in resolved)]
+    words = f"{text}\n{words_of_files(files)}".strip() if text.strip() else ""
     text_scores: dict[str, float] = {}
     if words:
         found = queries.search_text(ws, words, limit=TEXT_CANDIDATES).hits

@@ -10,6 +10,8 @@ import os
 
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError, WorkspaceNotFound
+from orbit_learnings.core.matching import is_glob
+from orbit_learnings.core.scope import FILE, FOLDER, GLOB, RepoPath
 from orbit_learnings.store.layout import (
     INDEX_FILE,
     LEARNINGS_DIR,
@@ -195,6 +197,38 @@ def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None
     if relative == ".":
         return ""
     return relative + "/" if trailing else relative
+
+
+GLOB_PREFIX = "glob:"  # `--path 'glob:web/[ab]*'`: a glob even if a file has that name
+LITERAL_PREFIX = "literal:"  # `--path 'literal:web/app/[slug]/new.tsx'`: a path, even if new
+
+
+def typed_path(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> RepoPath:
+    """A path a person typed (`--path`, MCP, the dashboard), read once into a value.
+
+    A path that names an existing file or folder is that path, even with `[`, `*` or `?`
+    in it (`web/app/[slug]/page.tsx`); otherwise glob characters make a glob. A `glob:` or
+    `literal:` prefix forces either reading: typed syntax, read here and nowhere else.
+    """
+    forced_glob = raw.startswith(GLOB_PREFIX)
+    forced_literal = raw.startswith(LITERAL_PREFIX)
+    relative = to_repo_relative(ws, raw.removeprefix(GLOB_PREFIX).removeprefix(LITERAL_PREFIX), cwd)
+    if forced_glob:
+        return RepoPath(relative, GLOB)
+    on_disk = os.path.join(ws.root_dir, relative)
+    if relative and os.path.isdir(on_disk):
+        return RepoPath(relative, FOLDER)
+    if is_glob(relative) and not forced_literal and not os.path.lexists(on_disk):
+        return RepoPath(relative, GLOB)
+    return RepoPath(relative, FILE)
+
+
+def literal_path(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = None) -> RepoPath:
+    """A path an agent named (a hook's payload, a tool's arguments), read once into a value:
+    always a file or folder, never a glob (`[slug]` is a folder name). One `isdir`."""
+    relative = to_repo_relative(ws, raw, cwd)
+    is_folder = bool(relative) and os.path.isdir(os.path.join(ws.root_dir, relative))
+    return RepoPath(relative, FOLDER if is_folder else FILE)
 
 
 def _owned_privately(folder: str) -> bool:

@@ -29,8 +29,7 @@ def test_the_old_fixtures_still_yield_their_lesson_and_nothing_from_noise() -> N
     assert drafts_of("error_fix.jsonl") == [
         (
             "error-fix",
-            "`pytest` fails with `E   ModuleNotFoundError: No module named 'httpx'` until "
-            "pyproject.toml is fixed",
+            "`pytest` needs `\"httpx\"` in `pyproject.toml` (`No module named 'httpx'`)",
             ["pyproject.toml"],
         )
     ]
@@ -157,7 +156,9 @@ def test_linux_user_folder_matches_platformdirs(monkeypatch: pytest.MonkeyPatch)
 def test_json_of_drafts_is_valid(workspace: Path, orbit: CliRunner) -> None:
     orbit("learning", "extract", str(FIXTURES / "error_fix.jsonl"))
     (draft,) = json.loads(orbit("learning", "drafts", "list", "--json").out)["drafts"]
-    assert draft["tags"] == ["dependencies", "testing"] and draft["paths"] == ["pyproject.toml"]
+    assert draft["tags"] == ["dependencies", "python", "testing"] and draft["paths"] == [
+        "pyproject.toml"
+    ]
 
 
 def test_proposals_are_in_the_store_checked_but_never_served_until_approved(

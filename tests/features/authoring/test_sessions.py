@@ -143,7 +143,7 @@ def test_codex_rollouts_are_read_with_patches_and_interruptions() -> None:
     assert set(kinds) == {"error-fix", "interruption"}
     assert kinds["error-fix"].paths == ["package.json"]  # from `*** Update File: package.json`
     assert "Cannot find module 'dotenv/config'" in kinds["error-fix"].summary
-    assert kinds["interruption"].summary.startswith("Don't touch package.json scripts")
+    assert kinds["interruption"].summary.startswith("Don't touch `package.json` scripts")
 
 
 def test_the_environment_context_codex_injects_is_not_the_user() -> None:

@@ -198,7 +198,7 @@ def test_attaching_honours_caps_and_session(workspace: Path) -> None:
         "files": ["src/app/main.py", "README"],
         "note": "see ./src/app/util.py, and https://x.io/a.py",
     }
-    assert mentioned_paths(ws, result) == ["src/app/main.py", "src/app/util.py"]
+    assert [p.text for p in mentioned_paths(ws, result)] == ["src/app/main.py", "src/app/util.py"]
     first = attach_learnings(ws, result, {"path": "src/x.py"}, session_id="mcp-s")
     assert first["files"] == result["files"] and len(attached(first)) == 5
     second = attach_learnings(ws, result, session_id="mcp-s")

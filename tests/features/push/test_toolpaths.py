@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from orbit_learnings.core.scope import RepoPath
 from orbit_learnings.push.hookflow import Touch, touched_paths
 from orbit_learnings.push.toolpaths import patch_paths, repo_path, search_paths, shell_paths
 from orbit_learnings.store.workspace import Workspace
+
+
+def texts(paths: list[RepoPath]) -> list[str]:
+    return [path.text for path in paths]
 
 
 @pytest.fixture
@@ -66,12 +71,12 @@ def ws(workspace: Path) -> Workspace:
 def test_shell_commands_name_the_files_they_read(
     ws: Workspace, command: str, expected: list[str]
 ) -> None:
-    assert shell_paths(ws, command) == expected
+    assert texts(shell_paths(ws, command)) == expected
 
 
 def test_a_file_that_does_not_exist_yet_counts_when_it_looks_like_one(ws: Workspace) -> None:
-    assert shell_paths(ws, "cat src/new_module.py") == ["src/new_module.py"]
-    assert shell_paths(ws, "cat README") == []  # no slash, no extension, not there
+    assert texts(shell_paths(ws, "cat src/new_module.py")) == ["src/new_module.py"]
+    assert texts(shell_paths(ws, "cat README")) == []  # no slash, no extension, not there
 
 
 def test_commands_are_never_run(ws: Workspace, tmp_path: Path) -> None:
@@ -82,9 +87,9 @@ def test_commands_are_never_run(ws: Workspace, tmp_path: Path) -> None:
 
 def test_search_and_glob_inputs(ws: Workspace) -> None:
     root = ws.root_dir
-    assert search_paths(ws, f"{root}/src", None, cwd=root) == ["src"]
-    assert search_paths(ws, "src", "**/*.py", cwd=root) == ["glob:src/**/*.py"]
-    assert search_paths(ws, None, "*.md", cwd=root) == ["glob:*.md"]
+    assert search_paths(ws, f"{root}/src", None, cwd=root) == [RepoPath("src", "folder")]
+    assert search_paths(ws, "src", "**/*.py", cwd=root) == [RepoPath("src/**/*.py", "glob")]
+    assert search_paths(ws, None, "*.md", cwd=root) == [RepoPath("*.md", "glob")]
     assert search_paths(ws, None, None, cwd=root) == []
 
 
@@ -92,7 +97,7 @@ def test_repo_path_refuses_urls_options_and_outsiders(ws: Workspace) -> None:
     assert repo_path(ws, "https://example.com/a.py") is None
     assert repo_path(ws, "--color") is None
     assert repo_path(ws, "/etc/hosts") is None
-    assert repo_path(ws, f"{ws.root_dir}/src/app.py") == "src/app.py"
+    assert repo_path(ws, f"{ws.root_dir}/src/app.py") == RepoPath("src/app.py")
 
 
 @pytest.mark.parametrize(
@@ -107,7 +112,7 @@ def test_repo_path_refuses_urls_options_and_outsiders(ws: Workspace) -> None:
 def test_quotes_and_heredocs_are_respected(
     ws: Workspace, command: str, expected: list[str]
 ) -> None:
-    assert shell_paths(ws, command) == expected
+    assert texts(shell_paths(ws, command)) == expected
 
 
 PATCH = """*** Begin Patch
@@ -132,13 +137,13 @@ def test_an_apply_patch_body_names_its_files(ws: Workspace) -> None:
     relative or absolute, added ones included; the hunks' text names nothing."""
     patch = PATCH.replace("{root}", ws.root_dir)
     expected = ["src/app.py", "src/new_module.py", "docs/guide.md", "src/util.py", "src/util2.py"]
-    assert patch_paths(ws, patch) == expected
+    assert texts(patch_paths(ws, patch)) == expected
     touch = Touch("apply_patch", {"command": patch}, session_id="s")
-    assert touched_paths(ws, touch) == expected
+    assert texts(touched_paths(ws, touch)) == expected
     shell = Touch("Bash", {"command": f"apply_patch <<'EOF'\n{patch}EOF"}, session_id="s")
-    assert touched_paths(ws, shell) == expected  # the older heredoc form through the shell
+    assert texts(touched_paths(ws, shell)) == expected  # the older heredoc form through the shell
 
 
 def test_a_command_that_only_mentions_the_patch_marker_is_read_as_a_shell(ws: Workspace) -> None:
     touch = Touch("Bash", {"command": "grep -n '*** Begin Patch' src/app.py"}, session_id="s")
-    assert touched_paths(ws, touch) == ["src/app.py"]
+    assert texts(touched_paths(ws, touch)) == ["src/app.py"]

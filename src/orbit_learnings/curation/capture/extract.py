@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.curation.capture.drafting import Draft, draft_for
+from orbit_learnings.curation.capture.drafting import Draft, collapsed, draft_for
 from orbit_learnings.curation.capture.moments import Moment, find_moments
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import Session
@@ -72,9 +72,9 @@ def _read(path: str) -> Session:
 def _deterministic(moments: list[tuple[Session, Moment]], root: str | None) -> list[Draft]:
     merged: list[Draft] = []
     for session, moment in moments:
-        draft = draft_for(moment, path=session.path, root=session.cwd or root)
-        if len(draft.summary.split()) < 2:
-            continue
+        draft = draft_for(moment, path=session.path, root=session.cwd or root, turns=session.turns)
+        if draft is None:
+            continue  # the moment's words state nothing a reviewer could keep
         same = same_lesson(draft.summary, [d.summary for d in merged])
         if same is None:
             merged.append(draft)
@@ -105,4 +105,4 @@ def recurs(kept: Draft, again: Draft) -> None:
     if isinstance(seen, list):
         seen.append({"file": again.source["file"], "lines": again.source["lines"]})
     kept.confidence = min(1.0, kept.confidence + 0.1)
-    kept.paths = list(dict.fromkeys([*kept.paths, *again.paths]))
+    kept.paths = collapsed([*kept.paths, *again.paths])

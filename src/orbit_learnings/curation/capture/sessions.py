@@ -96,10 +96,22 @@ def clip(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + " …"
 
 
+# A prompt file a slash command expanded into the user turn (spec-kit's `/speckit.*`, in
+# Codex, Copilot, Gemini …): only what the person typed after the command is theirs.
+_EXPANDED_PROMPT = re.compile(
+    r"^(?:---.*?---\s*)?## User Input\s*```(?:text)?\n(.*?)```\s*You \*\*MUST\*\* consider the user"
+    r" input",
+    re.S,
+)
+
+
 def person_text(text: str) -> tuple[str, str]:
     """(kind, text) of text found in a user turn: the person's words, an interruption with
     what follows it, or the harness's injected text."""
     stripped = _SYSTEM_REMINDER.sub("", text).strip()
+    expanded = _EXPANDED_PROMPT.match(stripped)
+    if expanded:  # the person ran a command: a task, even when they typed nothing after it
+        return USER, expanded.group(1).strip()
     if not stripped:
         return INJECTED, text
     interrupted = _INTERRUPTED.match(stripped)

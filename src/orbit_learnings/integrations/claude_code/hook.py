@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 
+from orbit_learnings.core.scope import RepoPath
 from orbit_learnings.integrations.agenthook import text_field, touch_of
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
@@ -112,7 +113,7 @@ def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bo
         return ""
     text = hookflow.context_for_paths(
         ws,
-        [relative],
+        [RepoPath(relative)],  # a file, about to be created
         session_key=touch.session_key,
         layer=LAYER,
         trigger={"tool": touch.tool, "path": relative, "deny": True},

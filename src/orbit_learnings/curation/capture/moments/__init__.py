@@ -1,0 +1,66 @@
+"""Moments where a lesson shows, found from what happened rather than from phrases.
+
+Signals that hold in any language and with any model's manners, by who shows the lesson:
+
+- the person (`person`): `rejection` (a refused tool call, usually with why), `refused`
+  (a change refused without a word), `interruption`, `queued` (typed while the agent
+  worked), `redo` (the person spoke right after the agent's edit and the agent edited that
+  file again), a failure the person answers or shows from their own terminal, and a later
+  message that reads as a rule (or that the agent writes into an instructions file);
+- the work (`operations`): `error-fix`, one operation failing, then succeeding after a
+  change of the command itself or of a configuration file, or a missing command replaced
+  by a related one that ran;
+- the environment (`environment`): `hang`, a command that never returns in the agent's
+  shell; `unreachable`, a path the person names that the agent cannot reach;
+- the agent (`findings`): `finding`, a cause it names or a claim it takes back, right after
+  a question, a report or a failure.
+
+Each moment keeps its evidence: the line numbers, the person's words, the failing output
+and the commands or files that changed. The strongest `PER_SESSION` of a session are kept.
+"""
+
+from __future__ import annotations
+
+from orbit_learnings.curation.capture.moments.base import (
+    EDIT_TOOLS,
+    FILE_TOOLS,
+    Moment,
+    changed_files,
+    rule_cue,
+)
+from orbit_learnings.curation.capture.moments.environment import hangs, unreachable_paths
+from orbit_learnings.curation.capture.moments.findings import findings
+from orbit_learnings.curation.capture.moments.operations import (
+    error_fix_moments,
+    first_error_line,
+    replaced_moments,
+    what_changed,
+)
+from orbit_learnings.curation.capture.moments.person import person_moments
+from orbit_learnings.curation.capture.sessions import Session
+
+THRESHOLD = 0.45  # chosen on the tuning set only (scripts/eval_capture.py)
+PER_SESSION = 3
+
+
+def find_moments(session: Session) -> list[Moment]:
+    """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
+    turns = [t for t in session.turns if not t.sidechain]
+    found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
+    found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
+    kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
+    return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+
+
+__all__ = [
+    "EDIT_TOOLS",
+    "FILE_TOOLS",
+    "PER_SESSION",
+    "THRESHOLD",
+    "Moment",
+    "changed_files",
+    "find_moments",
+    "first_error_line",
+    "rule_cue",
+    "what_changed",
+]

@@ -1,0 +1,111 @@
+"""What every kind of moment shares: the `Moment` itself, how a turn's files and failures
+are read, and the words that make a message read as a standing rule."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from orbit_learnings.core.agents import tools as agenttools
+from orbit_learnings.curation.capture.sessions import TOOL_USE, USER, Turn
+
+# The transcripts capture reads (Claude Code's, Codex's), by the tools their turns name.
+_TRANSCRIBED = ("claude-code", "claude-code (retired)", "anthropic-api", "codex")
+EDIT_TOOLS = {t for agent in _TRANSCRIBED for t in agenttools.tools_of(agent, agenttools.EDIT)}
+FILE_TOOLS = EDIT_TOOLS | set(agenttools.tools_of("claude-code", agenttools.READ))
+
+
+@dataclass
+class Moment:
+    kind: str
+    lines: list[int]  # the key line first
+    score: float
+    said: str = ""  # the person's words (the agent's, for what the agent found or meant)
+    files: list[str] = field(default_factory=list)  # files the moment is about (raw paths)
+    operation: str = ""
+    failed: str = ""  # the failing command
+    error: str = ""  # its first telling output line
+    fixed: str = ""  # the command that then succeeded
+    edits: list[tuple[str, str, str]] = field(default_factory=list)  # (file, old, new)
+    changes: list[str] = field(default_factory=list)  # how the rerun differed, in words
+
+
+# Words that make a message read as a standing rule, in the languages seen in public
+# sessions. Strong ones ("never", "from now on", "以后") lift a moment's score; weak ones
+# ("not", "use", "用") only a little, since bug reports and questions are full of them.
+# No moment needs one.
+STRONG_CUES = re.compile(
+    r"\b(don'?t|do not|never|always|instead|should|must|prefer|avoid|"
+    r"from now on|going forward|make sure|remember|"
+    r"immer|niemals|statt|anstatt|nie|jamais|toujours|au lieu|"
+    r"nunca|siempre|en lugar|en vez|hay que|debe|debemos|sempre|em vez|"
+    r"всегда|никогда|нельзя|вместо|не надо|нужно|должн\w*)\b"
+    r"|不要|别|应该|必须|总是|不能|改用|以后|而非|而不是|一律|统一|始终|记住|"
+    r"ではなく|しないで|必ず|常に|今後|だめ|ダメ|항상|절대|대신|말고|하지 마|해야",
+    re.I,
+)
+WEAK_CUES = re.compile(
+    r"\b(wrong|not|no|use|nicht|kein|bitte|ne pas|utilise|usa|não|только)\b"
+    r"|不是|使用|用|違う|使って",
+    re.I,
+)
+
+
+def rule_cue(text: str) -> bool:
+    """Whether words read as a standing rule (`never`, `always`, `instead`, `以后`, …)."""
+    return bool(STRONG_CUES.search(text) or WEAK_CUES.search(text))
+
+
+ERROR_OUTPUT = re.compile(
+    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|PermissionDenied|Permission denied|"
+    r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module",
+    re.M,
+)
+
+
+def failed(result: Turn | None) -> bool:
+    """A non-zero exit, or an exit 0 whose output says it failed (`|| true`, tools that
+    always exit 0)."""
+    if result is None or result.rejected:
+        return False
+    return result.is_error or bool(ERROR_OUTPUT.search(result.text[:4000]))
+
+
+def changed_files(turn: Turn) -> list[str]:
+    if turn.kind != TOOL_USE or turn.tool not in FILE_TOOLS:
+        return []
+    paths = turn.tool_input.get("paths")
+    if isinstance(paths, list):
+        return [str(p) for p in paths]
+    value = turn.tool_input.get("file_path") or turn.tool_input.get("notebook_path")
+    value = value or turn.tool_input.get("path")
+    return [value] if isinstance(value, str) and value else []
+
+
+def edited(span: list[Turn]) -> list[str]:
+    return [f for t in span if t.tool in EDIT_TOOLS for f in changed_files(t)]
+
+
+def files_in(span: list[Turn]) -> list[str]:
+    seen: dict[str, None] = {}
+    for turn in span:
+        for path in changed_files(turn):
+            seen.setdefault(path, None)
+    return list(seen)
+
+
+def agent_span(turns: list[Turn], at: int, step: int) -> list[Turn]:
+    """The turns between `at` and the person's previous (step -1) or next (step 1) message."""
+    span: list[Turn] = []
+    position = at + step
+    while 0 <= position < len(turns) and turns[position].kind != USER:
+        span.append(turns[position])
+        position += step
+    return span
+
+
+def edit_lines(turn: Turn) -> list[tuple[str, str, str]]:
+    """(file, old, new) of an edit call."""
+    old = str(turn.tool_input.get("old_string", ""))
+    new = str(turn.tool_input.get("new_string", turn.tool_input.get("content", "")))
+    return [(path, old, new) for path in changed_files(turn)] if turn.tool in EDIT_TOOLS else []

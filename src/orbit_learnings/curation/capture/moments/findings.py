@@ -1,0 +1,58 @@
+"""The agent finding out: it names a cause it just found, or takes back what it said.
+
+The gotchas of a code base live here more than in anything a person types. Causes and
+retractions, in the languages seen in public sessions; no one session's wording. Only
+right after a person's question or report, or a failure: an agent explaining unprompted
+is no moment."""
+
+from __future__ import annotations
+
+import re
+
+from orbit_learnings.curation.capture.moments.base import Moment, failed, files_in
+from orbit_learnings.curation.capture.moments.person import ASKING, QUESTION, REPORT
+from orbit_learnings.curation.capture.sessions import ASSISTANT, TOOL_RESULT, USER, Turn
+
+_FINDING = re.compile(
+    r"\b(root cause|the (real |actual |underlying )?(cause|culprit|problem|issue|reason) "
+    r"(is|was)|turns out|it turned out|this is why|that'?s why|which is why|"
+    r"I need to correct|I was wrong|correction:|my (earlier|previous) (advice|answer|claim)|"
+    r"der Grund (ist|war)|liegt daran|stellt sich heraus|la cause (est|était)|"
+    r"la causa (es|era)|el problema (es|era)|resulta que|причина в том)\b"
+    r"|根本原因|正是原因|原因是|原因在于|问题在于|原来是|原因は|原因でした|実は",
+    re.I,
+)
+FINDING = 0.5  # below a person's own words: the agent's reading can be wrong
+
+
+def findings(turns: list[Turn]) -> list[Moment]:
+    """The agent's statement of a cause or a retraction, after a person's question or
+    report, or after a failure: one moment per statement, its sentence quoted."""
+    moments: list[Moment] = []
+    for position, turn in enumerate(turns):
+        if turn.kind != ASSISTANT or not (match := _FINDING.search(turn.text)):
+            continue
+        if not _prompted(turns, position):
+            continue
+        said = sentence_around(turn.text, match.start())
+        files = files_in(turns[max(0, position - 6) : position + 2])
+        moments.append(Moment("finding", [turn.line], FINDING, said=said, files=files))
+    return moments
+
+
+def _prompted(turns: list[Turn], at: int) -> bool:
+    """Whether a question, a report or a failure came just before (within the agent's turn)."""
+    for turn in reversed(turns[max(0, at - 8) : at]):
+        if turn.kind == TOOL_RESULT and failed(turn):
+            return True
+        if turn.kind == USER:
+            text = turn.text.strip()
+            return bool(QUESTION.search(text) or ASKING.match(text) or REPORT.search(text))
+    return False
+
+
+def sentence_around(text: str, at: int) -> str:
+    """The sentence holding position `at` and the next one (the cause is often there)."""
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "\n", "。", "! ")) + 1
+    pieces = re.split(r"(?<=[.!?。！？])\s+|\n+", text[start:].strip())
+    return " ".join(p for p in pieces[:2] if p).strip()[:600]

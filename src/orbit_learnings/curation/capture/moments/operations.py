@@ -1,0 +1,216 @@
+"""An operation failing, then succeeding after a change.
+
+One operation (see `commands.operation`) failed, then succeeded after a change of the
+command itself (a flag, an environment variable, a wrapper, the folder) or of a
+configuration file. A code edit that makes a test pass is ordinary work, not a lesson;
+scratch files and documentation are never the fix."""
+
+from __future__ import annotations
+
+import re
+
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.moments.base import Moment, edit_lines, failed
+from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, Turn
+
+WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
+# A configuration file by its shape, not a list of tools: `*.config.js` (eslint, vite,
+# jest, next, tailwind, …), dot-rc files, manifests, lockfiles, CI and container files.
+CONFIG = re.compile(
+    r"(^|/)(pyproject\.toml|setup\.cfg|setup\.py|requirements[^/]*\.txt|package\.json|tsconfig[^/]*"
+    r"|\.env[^/]*|Dockerfile[^/]*|docker-compose[^/]*|compose\.ya?ml|Makefile|justfile|\.github/"
+    r".*|[^/]*\.(toml|ini|cfg|ya?ml|lock)|go\.mod|Cargo\.toml|Gemfile|conftest\.py"
+    r"|[^/]+\.config\.[cm]?[jt]s|[^/]+\.config\.json|\.[a-z]+rc(\.[a-z]+)?)$"
+)
+
+
+def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    calls = [t for t in turns if t.kind == TOOL_USE]
+    moments: list[Moment] = []
+    used: set[int] = set()
+    for position, call in enumerate(calls):
+        key = operation_of(call)
+        if key is None or not failed(results.get(call.tool_id)) or position in used:
+            continue
+        last_failure, between = call, []
+        for offset, later in enumerate(calls[position + 1 : position + 1 + WINDOW], start=1):
+            if operation_of(later) != key:
+                between.append(later)
+                continue
+            used.add(position + offset)
+            if failed(results.get(later.tool_id)):
+                last_failure, between = later, []
+                continue
+            moment = _error_fix(key, call, results[call.tool_id], last_failure, later, between, cwd)
+            if moment is not None:
+                moments.append(moment)
+            break
+    return moments
+
+
+# The command, script or module asked for does not exist here: what to run instead is the
+# lesson (`yarn test:web` → `yarn test`, `make check` → `make test`, `pip` → `python -m pip`).
+UNAVAILABLE = re.compile(
+    r"command not found|not recognized as an internal or external command|"
+    r"[Cc]ouldn'?t find a script|[Mm]issing script|[Uu]nknown (command|script|subcommand|task)|"
+    r"[Nn]o such (command|subcommand|task)|[Nn]o rule to make target|"
+    r"[Nn]o module named|ModuleNotFoundError|[Cc]annot find (module|package)|"
+    r"is not (installed|available)|(Exit code|exited with code)[:\s]+127\b"
+)
+NEAR = 4  # tool calls looked ahead for the command that ran instead
+
+
+def replaced_moments(turns: list[Turn]) -> list[Moment]:
+    """An operation that does not exist here, then a related one (same program, another
+    script, subcommand or folder) that ran: "run X, not Y". The second may still fail for
+    its own reasons (a test failing): it got past what was missing."""
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    calls = [t for t in turns if t.kind == TOOL_USE and operation_of(t)]
+    moments: list[Moment] = []
+    for position, call in enumerate(calls):
+        result = results.get(call.tool_id)
+        if result is None or not failed(result) or not UNAVAILABLE.search(result.text[:2000]):
+            continue
+        key = str(operation_of(call))
+        for later in calls[position + 1 : position + 1 + NEAR]:
+            other = str(operation_of(later))
+            answer = results.get(later.tool_id)
+            if other == key or other.split()[0] != key.split()[0] or answer is None:
+                continue
+            if not UNAVAILABLE.search(answer.text[:2000]):
+                moments.append(_replaced(key, call, result, later))
+            break
+    return moments
+
+
+def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
+    moment = Moment("error-fix", [call.line, later.line], REPLACED)
+    moment.operation = key
+    moment.failed = str(call.tool_input.get("command", "")).strip()
+    moment.fixed = str(later.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = what_changed(_shape(call), _shape(later))
+    return moment
+
+
+REPLACED = 0.6  # below a rerun that succeeded outright
+
+
+def operation_of(call: Turn) -> str | None:
+    if call.tool != "Bash":
+        return None
+    return commands.operation(str(call.tool_input.get("command", "")))
+
+
+def _error_fix(
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    cwd: str | None,
+) -> Moment | None:
+    failed_command = str(last_failure.tool_input.get("command", "")).strip()
+    fixed = str(success.tool_input.get("command", "")).strip()
+    edits = [e for t in between for e in edit_lines(t) if _counts_as_fix(e[0], cwd)]
+    command_changed = _how_changed(_shape(last_failure), _shape(success))
+    config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
+    if not command_changed and not config:
+        return None  # a retry, or ordinary code work making a test pass
+    if command_changed and not config and _TEST_FAILURE.search(result.text[:4000]):
+        return None  # a test that failed for real: rerunning it differently fixed nothing
+    moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
+    moment.operation, moment.failed, moment.fixed = key, failed_command, fixed
+    moment.error = first_error_line(result.text)
+    moment.edits = config if not command_changed else []
+    moment.changes = what_changed(_shape(last_failure), _shape(success)) if command_changed else []
+    moment.files = [e[0] for e in config]
+    return moment
+
+
+_TEST_FAILURE = re.compile(
+    r"AssertionError|assert |Expected|expected|✕|\b\d+ failed\b|FAILED|Tests?:.*failed|"
+    r"\bFAIL\b|failures?:|not ok \d"
+)
+
+
+def _how_changed(failed_words: list[str], fixed: list[str]) -> bool:
+    """Whether the rerun changed *how* it ran — a flag, an environment variable, the
+    program (`python` → `python3`), a wrapper, the folder, the sandbox — and not merely
+    *what* it ran on (another test file, another script body): only the first is a lesson."""
+    if failed_words == fixed:
+        return False
+    removed = [w for w in failed_words if w not in fixed]
+    added = [w for w in fixed if w not in failed_words]
+    if fixed[:1] != failed_words[:1] and (fixed[:1] and failed_words[:1]):
+        return True  # another program, or a wrapper in front
+    # `--filter=a` → `--filter=b` changes what ran, not how: an option whose value alone
+    # changed is the target, not a setting.
+    retargeted = {_option_key(w) for w in removed} & {_option_key(w) for w in added}
+    return any(_is_setting(w) and _option_key(w) not in retargeted for w in (*removed, *added))
+
+
+def what_changed(failed_words: list[str], fixed: list[str]) -> list[str]:
+    """The rerun's difference as phrases a rule can use: "with `DATABASE_URL=…`",
+    "outside the sandbox (escalated permissions)", "from `frontend`", "without `--watch`";
+    another program is said by the draft as "use X, not Y"."""
+    said: list[str] = []
+    added = [w for w in fixed if w not in failed_words]
+    for position, word in enumerate(added):
+        if word == "escalated=True":
+            said.append("outside the sandbox (escalated permissions)")
+        elif word.startswith("workdir="):
+            said.append(f"from `{word.split('=', 1)[1]}`")
+        elif word == "cd" and position + 1 < len(added):
+            said.append(f"from `{added[position + 1]}`")
+        elif _is_setting(word) and word != "cd":
+            said.append(f"with `{word[:80]}`")
+    said += [f"without `{w[:60]}`" for w in failed_words if w not in fixed and _is_setting(w)]
+    return list(dict.fromkeys(said))[:4]
+
+
+def _is_setting(word: str) -> bool:
+    """A word that says how a command runs: a flag, an environment assignment, `cd`."""
+    return word.startswith("-") or bool(commands.ASSIGNMENT.match(word)) or word in ("cd", "sudo")
+
+
+def _option_key(word: str) -> str:
+    return word.split("=", 1)[0] if word.startswith("-") else word
+
+
+def _shape(call: Turn) -> list[str]:
+    """How a call ran: its command without what only shapes the output (`| tail -20`,
+    `2>&1`), plus the folder and the sandbox it ran in (rerunning outside the sandbox or
+    in another folder is a change)."""
+    command = str(call.tool_input.get("command", ""))
+    if "<<" in command:  # a here-document's body is data, not how the command ran
+        command = command.split("\n", 1)[0]
+    command = _INLINE_SCRIPT.sub(r"\1 <script>", command)
+    kept = [s for s in commands.segments(command) if s[0] not in ("tail", "head", "grep", "tee")]
+    extra = [f"{k}={call.tool_input[k]}" for k in _RUN_SETTINGS if call.tool_input.get(k)]
+    return [w for s in kept for w in s] + extra
+
+
+# `node -e CODE`, `python -c CODE`: the code is data, not how the program ran.
+_INLINE_SCRIPT = re.compile(r"(\s-(?:e|c|-eval)\s+)(\"[^\"]*\"|'[^']*'|\S+)")
+_RUN_SETTINGS = ("workdir", "escalated", "dangerouslyDisableSandbox")
+
+
+def _counts_as_fix(path: str, cwd: str | None) -> bool:
+    if commands.is_scratch(path) or commands.is_documentation(path):
+        return False
+    return commands.repo_relative(path, cwd) is not None
+
+
+_TELLING = re.compile(
+    r"(error|Error|ERROR|failed|FAILED|not found|No such file|denied|Traceback|exception|"
+    r"Exception|cannot|Cannot|fatal|invalid|Invalid|refused|missing|Missing)"
+)
+
+
+def first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
+    return chosen[:200]

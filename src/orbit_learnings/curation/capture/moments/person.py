@@ -1,0 +1,256 @@
+"""The person speaking: refusals, interruptions, messages typed while the agent worked,
+messages that made the agent redo an edit, failures the person answers, later rules.
+
+Which message counts comes from what happened around it, in any language; the words only
+weigh it (`score`): a rule cue lifts it, a question, thanks or a bare "yes" lower it."""
+
+from __future__ import annotations
+
+import re
+
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.moments.base import (
+    EDIT_TOOLS,
+    ERROR_OUTPUT,
+    STRONG_CUES,
+    WEAK_CUES,
+    Moment,
+    agent_span,
+    changed_files,
+    edit_lines,
+    edited,
+    failed,
+    files_in,
+)
+from orbit_learnings.curation.capture.sessions import (
+    ASSISTANT,
+    INTERRUPT,
+    TOOL_RESULT,
+    TOOL_USE,
+    USER,
+    Turn,
+)
+
+FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
+_BASE = {
+    "queued": 0.55,
+    "redo": 0.55,
+    "pasted-error": 0.55,
+    "after-error": 0.5,
+    "follow-up": FOLLOW_UP,
+}
+ASKING = re.compile(
+    r"^\W*(how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|should i|"
+    r"wie|was|warum|wo|comment|pourquoi|cómo|qué|por qué|como|почему|как|что|"
+    r"为什么|什么|怎么|如何|是否|どう|なぜ|何)\b",
+    re.I,
+)
+REPORT = re.compile(
+    r"\b(Error|Exception|Uncaught|Traceback|undefined|null|crash\w*|fails?|failed|"
+    r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк",
+)
+# Questions without a question mark, as Chinese, Japanese and Korean often write them: a
+# final particle before a comma or the end, an A-not-A question ("会不会", "有没有").
+QUESTION = re.compile(
+    r"[?？]|[吗嗎呢](\s*$|[,，。\s])|[か]\s*$|니까\s*$|(ですか|ますか|나요|까요)\s*$|"
+    r"(?P<a>会|是|有|能|可|要|好)不(?P=a)|有没有|什么办法|怎么办"
+)
+_THANKS = re.compile(
+    r"^\W*(thanks|thank you|thx|great|perfect|awesome|nice|lgtm|looks good|danke|merci|gracias"
+    r"|obrigad|谢谢|多谢|好的|ありがとう|完璧)",
+    re.I,
+)
+
+
+# Agreeing with what the agent proposed ("yes, let's try option 1", "ok go ahead"): a choice,
+# rarely a rule, unless a rule cue follows.
+_AGREEING = re.compile(
+    r"^\W*(yes|yeah|yep|yup|ok(ay)?|sure|go ahead|let'?s (do|go|try)|sounds good|"
+    r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
+    re.I,
+)
+
+
+def cue_weight(text: str) -> float:
+    return 0.2 if STRONG_CUES.search(text) else 0.05 if WEAK_CUES.search(text) else 0.0
+
+
+def person_moments(turns: list[Turn]) -> list[Moment]:
+    moments: list[Moment] = []
+    seen_task = False
+    for position, turn in enumerate(turns):
+        if turn.kind == INTERRUPT:
+            said = turn.text or _next_said(turns, position)
+            if said:
+                moments.append(_moment("interruption", 0.75, turn, said, turns, position))
+            continue
+        if turn.kind == USER and not turn.text.strip():
+            seen_task = True  # a command the person ran with nothing typed after it
+            continue
+        if turn.kind != USER or _after_interrupt(turns, position):
+            continue
+        if turn.tool_id:  # a refused call's reason
+            moments.append(_moment("rejection", 0.9, turn, turn.text, turns, position))
+        elif _after_refusal(turns, position):
+            moments.append(_moment("rejection", 0.8, turn, turn.text, turns, position))
+        elif not seen_task:
+            seen_task = True  # the first message states the task; it corrects nothing
+        else:
+            kind = _follow_up_kind(turns, position)
+            moment = _moment(kind, _BASE[kind], turn, turn.text, turns, position)
+            moments.append(_kept_as_rule(moment, turns, position))
+    return _one_per_saying(moments + refusals(turns))
+
+
+def _follow_up_kind(turns: list[Turn], at: int) -> str:
+    """What a later message follows: typed while the agent worked, the agent's edit it
+    then redid, or a failure the person answers (often with what the agent could not know)."""
+    if turns[at].queued:
+        return "queued"
+    if ERROR_OUTPUT.search(turns[at].text):
+        return "pasted-error"  # the person ran it in their own terminal and shows it failing
+    if _redo(turns, at):
+        return "redo"
+    results = [t for t in agent_span(turns, at, -1) if t.kind == TOOL_RESULT]
+    return "after-error" if any(failed(t) for t in results) else "follow-up"
+
+
+def _one_per_saying(moments: list[Moment]) -> list[Moment]:
+    """A message the harness repeats (queued, then sent; resent after a refusal) is one
+    moment, kept at its strongest reading."""
+    best: dict[str, Moment] = {}
+    for moment in moments:
+        kept = best.get(moment.said)
+        if kept is None or moment.score > kept.score:
+            best[moment.said] = moment
+    return sorted(best.values(), key=lambda m: m.lines[0])
+
+
+def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
+    files = files_in(turns[max(0, at - 6) : at + 6])
+    value = score(base, said, shown=kind == "pasted-error")
+    return Moment(kind, [turn.line], value, said=said.strip(), files=files)
+
+
+# The files agents keep standing instructions in (Claude Code, Codex, Gemini, Cursor,
+# Copilot, Windsurf, Cline, aider): writing one right after a message makes it a rule.
+_INSTRUCTIONS = re.compile(
+    r"(^|/)((claude|agents|gemini|conventions|memory)(\.local)?\.md|\.cursorrules|"
+    r"\.windsurfrules|\.clinerules|copilot-instructions\.md)$|(^|/)\.(cursor|clinerules)/rules?/",
+    re.I,
+)
+KEPT_AS_RULE = 0.2
+
+
+def _kept_as_rule(moment: Moment, turns: list[Turn], at: int) -> Moment:
+    """A message the agent answers by writing an instructions file (CLAUDE.md, AGENTS.md,
+    .cursor/rules/…) states a standing rule, whatever its language or wording."""
+    written = edited(agent_span(turns, at, 1))
+    if any(_INSTRUCTIONS.search(commands.normalise_path(path)) for path in written):
+        moment.score = round(min(moment.score + KEPT_AS_RULE, 1.0), 2)
+    return moment
+
+
+def refusals(turns: list[Turn]) -> list[Moment]:
+    """A tool call the person refused without a word, and said nothing after: the refusal
+    is the lesson, and the agent's words before the call say what it meant to do."""
+    moments: list[Moment] = []
+    calls = {t.tool_id: t for t in turns if t.kind == TOOL_USE and t.tool_id}
+    for position, turn in enumerate(turns):
+        if turn.kind != TOOL_RESULT or not turn.rejected or _answered(turns, position):
+            continue
+        call = calls.get(turn.tool_id)
+        if call is None or not _changes_something(call):
+            continue  # stopping the agent from looking, or a refusal we cannot place
+        meant = _last_words(turns, position)
+        moment = Moment("refused", [call.line, turn.line], REFUSED, said=meant.strip()[:600])
+        moment.files, moment.edits = changed_files(call), edit_lines(call)
+        moment.failed = str(call.tool_input.get("command", ""))[:300]
+        moments.append(moment)
+    return moments
+
+
+def _changes_something(call: Turn) -> bool:
+    """An edit, or a command that runs an operation (not `ls`, `git status`, a search): a
+    person who refuses to let the agent look has rarely a rule in mind."""
+    if call.tool in EDIT_TOOLS:
+        return True
+    return (
+        call.tool == "Bash"
+        and commands.operation(str(call.tool_input.get("command", ""))) is not None
+    )
+
+
+def _last_words(turns: list[Turn], at: int) -> str:
+    """The agent's words just before the call: what it meant to do."""
+    for turn in turns[at - 1 : max(0, at - 12) : -1]:
+        if turn.kind == ASSISTANT and turn.text.strip():
+            return turn.text
+        if turn.kind == USER:
+            break
+    return ""
+
+
+REFUSED = 0.6  # below a refusal with a reason: the reviewer has to read the lesson off the call
+
+
+def _answered(turns: list[Turn], at: int) -> bool:
+    """Whether the person said something right after the refusal (its reason, a message,
+    an interruption with words): that is the stronger moment."""
+    for turn in turns[at + 1 : at + 5]:
+        if turn.kind == USER or (turn.kind == INTERRUPT and turn.text):
+            return True
+        if turn.kind == TOOL_USE:
+            return False
+    return False
+
+
+def score(base: float, said: str, *, shown: bool = False) -> float:
+    """How likely the words state a rule worth keeping."""
+    text = said.strip()
+    words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
+    value = base + cue_weight(text)
+    strong = bool(STRONG_CUES.search(text))
+    if _THANKS.match(text):
+        value -= 0.25  # appreciation first: whatever follows is rarely a rule
+    if _AGREEING.match(text) and not strong:
+        value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
+    if words < 3:
+        value -= 0.3  # "yes", "continue", "ok go"
+    if (QUESTION.search(text) or ASKING.match(text)) and not strong:
+        value -= 0.3  # a question asks; it rarely states a rule
+    if REPORT.search(text) and not strong and not shown:
+        value -= 0.15  # a bug report or an observation: the lesson is not in these words
+    if len(text) > 1500:
+        value -= 0.25  # a pasted spec or log, not a lesson
+    return round(min(value, 1.0), 2)
+
+
+def _next_said(turns: list[Turn], at: int) -> str:
+    for turn in turns[at + 1 : at + 4]:
+        if turn.kind == USER:
+            return turn.text
+        if turn.kind == TOOL_USE:
+            break
+    return ""
+
+
+def _after_refusal(turns: list[Turn], at: int) -> bool:
+    for turn in reversed(turns[max(0, at - 4) : at]):
+        if turn.kind == TOOL_RESULT:
+            return turn.rejected
+        if turn.kind == USER:
+            return False
+    return False
+
+
+def _after_interrupt(turns: list[Turn], at: int) -> bool:
+    """True when this message is what an interruption already quoted."""
+    earlier = turns[max(0, at - 3) : at]
+    return any(t.kind == INTERRUPT and not t.text for t in earlier)
+
+
+def _redo(turns: list[Turn], at: int) -> bool:
+    before = set(edited(agent_span(turns, at, -1)))
+    after = set(edited(agent_span(turns, at, 1)))
+    return bool(before & after)

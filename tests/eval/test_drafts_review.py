@@ -1,0 +1,54 @@
+"""The tuning set's deterministic drafts, as a blind reviewer gets them (scripts/drafts_for_review.py).
+
+Judged before and after the wording change in tests/eval/capture/tuning/drafts-judged.md: 5 of
+20 kept before, 9 of 13 after. These guard what that judgement rests on: the rules it kept
+stay worded so, and words that hold no rule stay undrafted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tests.testing import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+import drafts_for_review
+
+
+@pytest.fixture(scope="module")
+def entries() -> list[dict[str, object]]:
+    folder = REPO / "tests/eval/capture/tuning/sessions"
+    found: list[dict[str, object]] = drafts_for_review.drafts_of(
+        [[str(p)] for p in sorted(folder.glob("*.jsonl"))]
+    )
+    return found
+
+
+def test_the_rules_a_reviewer_kept_are_stated(entries: list[dict[str, object]]) -> None:
+    summaries = {drafts_for_review.to_record(e)["summary"] for e in entries}
+    assert {
+        "`python` is not found here: run `python3`",  # was "Use `python3`, not `python`"
+        "`Capybara.server_port` is `nil` in the `around(:each)` hook",
+        "Reference a var for `VITE_YNAB_REDIRECT_URI`",  # was "Let's reference a var for …"
+        "以后所有的claude skill 保存在我本地个人目录,而非项目目录",
+    } <= summaries
+
+
+def test_words_that_hold_no_rule_are_not_drafted(entries: list[dict[str, object]]) -> None:
+    summaries = [str(drafts_for_review.to_record(e)["summary"]) for e in entries]
+    assert not [s for s in summaries if s.startswith(("Yes let's", "Remove config", "Added pp"))]
+    assert not [s for s in summaries if "?" in s or "MUST" in s]
+    assert all(len(s) <= 130 for s in summaries)
+
+
+def test_the_review_list_shows_every_draft_with_its_moment_and_scope(
+    entries: list[dict[str, object]],
+) -> None:
+    text = drafts_for_review.to_markdown(entries)
+    assert text.count("   - verdict:") == len(entries) > 0
+    assert text.count("   - moment (") == text.count("   - scope:") == len(entries)
+    bodies = "\n".join(str(drafts_for_review.to_record(e)["body"]) for e in entries)
+    assert "/Users/bholt/" not in bodies  # the session's folder: paths in it are repo-relative

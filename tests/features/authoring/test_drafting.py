@@ -1,0 +1,330 @@
+"""Deterministic drafts state the rule, with the moment as evidence.
+
+Measured before this: blind reviewers kept 4 of 30 drafts. The summary was the person's first
+sentence — as often a question, an acknowledgement ("Yes let's try option 1"), a bug report
+or a pasted terminal line as a rule; an agent's finding was summarised by its vaguest sentence
+("You need to use a later hook"); an error-fix body quoted a whole here-document twice. The
+sessions below are shaped as Claude Code writes them, with words taken from real public
+sessions (tests/eval/capture/tuning).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings.curation.capture.drafting import Draft, draft_for, globs_for
+from orbit_learnings.curation.capture.extract import extract_sessions
+from orbit_learnings.curation.capture.moments import Moment
+
+CWD = "/Users/dev/shop"
+
+
+def _record(kind: str, content: object) -> dict[str, object]:
+    role = "assistant" if kind == "assistant" else "user"
+    return {"type": role, "cwd": CWD, "isSidechain": False, "sessionId": "s",
+            "message": {"role": role, "content": content}}  # fmt: skip
+
+
+def _call(call_id: str, tool: str, **given: object) -> dict[str, object]:
+    return _record("assistant", [{"type": "tool_use", "id": call_id, "name": tool, "input": given}])
+
+
+def _result(call_id: str, text: str, *, error: bool = False) -> dict[str, object]:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": error}
+    return _record("user", [block])
+
+
+def _refused(call_id: str, reason: str) -> dict[str, object]:
+    return _result(
+        call_id,
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). The user provided the "
+        f"following reason for the rejection: {reason}",
+        error=True,
+    )
+
+
+def _drafts(tmp_path: Path, *records: dict[str, object]) -> list[Draft]:
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return extract_sessions([str(path)], None).drafts
+
+
+def _said(text: str) -> dict[str, object]:
+    return _record("user", text)
+
+
+def test_a_refusal_that_names_the_tool_to_use_says_which_one_not(tmp_path: Path) -> None:
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Add left-pad to the web app."),
+        _call("t1", "Bash", command="cd web && npm install left-pad"),
+        _refused("t1", "no, use pnpm"),
+    )
+    assert draft.summary == "Use `pnpm`, not `npm`"  # was "Use pnpm"
+    assert "The agent was about to run: `cd web && npm install left-pad`" in draft.body
+
+
+def test_a_refusal_in_chinese_without_spaces_is_drafted_in_chinese(tmp_path: Path) -> None:
+    said = "采用如下方案,我指定创建的skills增加custom前缀,自动创建的不管"
+    (draft,) = _drafts(
+        tmp_path,
+        _said("把skills软链到我的文件夹"),
+        _call("t1", "Bash", command="mkdir -p ~/skills/auto-generated"),
+        _refused("t1", said),
+    )  # one "word" to str.split: it used to be dropped as too short
+    assert (
+        draft.summary == "我指定创建的skills增加custom前缀,自动创建的不管"
+    )  # "adopt this plan," dropped
+
+
+def test_an_interruption_that_reports_what_the_screen_shows_is_no_draft(tmp_path: Path) -> None:
+    spec = f"{CWD}/spec/support/capybara.rb"
+    found = _drafts(
+        tmp_path,
+        _said("Print the server url in the system spec."),
+        _call("t1", "Edit", file_path=spec, old_string="around", new_string="before"),
+        _record("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
+        _said('Added pp on line 76 and it shows "BMH server_url: http://127.0.0.1:".  It seems '
+              "Capybara.server_port is blank."),
+    )  # fmt: skip
+    assert found == []  # was 'Added pp on line 76 and it shows "BMH server_url: …'
+
+
+def test_a_redone_edit_shows_the_lines_the_agent_changed(tmp_path: Path) -> None:
+    workflow = f"{CWD}/.github/workflows/deploy.yml"
+    literal = "VITE_YNAB_REDIRECT_URI: https://bradymholt.github.io/finder/"
+    variable = "VITE_YNAB_REDIRECT_URI: ${{ vars.VITE_YNAB_REDIRECT_URI }}"
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Deploy the app to GitHub Pages with the OAuth settings."),
+        _call("t1", "Edit", file_path=workflow, old_string="run: npm run build",
+              new_string=f"run: npm run build\n  env:\n    {literal}"),
+        _result("t1", "The file has been updated."),
+        _said("Let's reference a var for VITE_YNAB_REDIRECT_URI"),
+        _call("t2", "Edit", file_path=workflow, old_string=literal, new_string=variable),
+        _result("t2", "The file has been updated."),
+    )  # fmt: skip
+    assert (draft.detector, draft.summary) == (
+        "redo",
+        "Reference a var for `VITE_YNAB_REDIRECT_URI`",
+    )
+    assert f"- {literal}\n+ {variable}" in draft.body
+    assert draft.paths == [".github/workflows/deploy.yml"] and draft.tags == ["ci"]  # was "git"
+
+
+def test_a_command_not_found_then_another_program_says_which_to_run(tmp_path: Path) -> None:
+    script = "python - <<'PY'\nimport re\nfrom pathlib import Path\nprint(Path('.').resolve())\nPY"
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Check the checklists."),
+        _call("t1", "Bash", command=script),
+        _result("t1", "bash: python: command not found", error=True),
+        _call("t2", "Bash", command=script.replace("python -", "python3 -")),
+        _result("t2", CWD),
+    )
+    assert draft.summary == "`python` is not found here: run `python3`"
+    assert "import re" not in draft.body  # the here-document's body is data, not the lesson
+    assert "python3 - <<'PY' …" in draft.body
+
+
+def _error_fix(**given: object) -> Moment:
+    moment = Moment("error-fix", [10, 14], 0.7)
+    for name, value in given.items():
+        setattr(moment, name, value)
+    return moment
+
+
+@pytest.mark.parametrize(
+    ("given", "summary"),
+    [
+        (
+            {"operation": "pytest", "failed": "pytest -q", "fixed": "PYTHONPATH=src pytest -q",
+             "error": "ModuleNotFoundError: No module named 'shop'",
+             "changes": ["with `PYTHONPATH=src`"]},
+            "`pytest` needs `PYTHONPATH=src`",  # was "Run `pytest` with `PYTHONPATH=src`"
+        ),
+        (
+            {"operation": "bun remove", "failed": "bun remove -g opencode",
+             "fixed": "bun remove -g opencode",
+             "error": "error: An internal error occurred (PermissionDenied)",
+             "changes": ["outside the sandbox (escalated permissions)"]},
+            "`bun remove` needs escalated permissions: the sandbox refuses it",
+        ),
+    ],
+)  # fmt: skip
+def test_a_rerun_that_changed_how_it_ran_is_said_as_what_the_operation_needs(
+    given: dict[str, object], summary: str
+) -> None:
+    draft = draft_for(_error_fix(**given), path="s.jsonl", root=CWD)
+    assert draft is not None and draft.summary == summary
+    assert str(given["error"]) in draft.body
+
+
+def test_the_same_command_passing_outside_the_sandbox_says_so_in_the_body() -> None:
+    moment = _error_fix(operation="bun remove", failed="bun remove -g x", fixed="bun remove -g x",
+                        error="PermissionDenied", changes=["outside the sandbox (escalated permissions)"])  # fmt: skip
+    draft = draft_for(moment, path="s.jsonl", root=CWD)
+    assert draft is not None
+    assert "It passed, run unchanged outside the sandbox" in draft.body  # was the command twice
+
+
+def _finding(said: str) -> Draft | None:
+    return draft_for(Moment("finding", [31], 0.5, said=said), path="s.jsonl", root=CWD)
+
+
+def test_a_finding_is_summarised_by_the_cause_not_the_advice() -> None:
+    draft = _finding(
+        "The issue is that `Capybara.server_port` is `nil` in the `around(:each)` hook because "
+        "the server hasn't started yet at that point in the test lifecycle. You need to use a "
+        "later hook or access the server info differently."
+    )
+    assert draft is not None  # was "You need to use a later hook or access the server info …"
+    assert draft.summary == "`Capybara.server_port` is `nil` in the `around(:each)` hook"
+    assert draft.body.startswith("The agent found:")
+
+
+@pytest.mark.parametrize(
+    "guess",
+    [
+        "The issue is that for a new user, the firstMonth might actually be set to some default "
+        "value. Let me check if there's a better way to test this.",
+        "The issue is likely that after assigning money, the firstMonth gets updated.",
+    ],
+)
+def test_a_guess_is_no_finding(guess: str) -> None:
+    assert _finding(guess) is None
+
+
+def _person(kind: str, said: str, files: list[str] | None = None) -> Draft | None:
+    moment = Moment(kind, [20], 0.6, said=said, files=files or [])
+    return draft_for(moment, path="s.jsonl", root=CWD)
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("after-error", "Yes let's try option 1"),
+        ("after-error", "remove config files"),
+        ("interruption", "下面的命令做了什么? a111111@mac-mini shop % mrp\nremote: Create a pull "
+                         "request for 'mr/prerelease/fix' by visiting:"),
+        ("after-error", "## User Input\n\n```text\nT012, 13\n```\n\nYou **MUST** consider the "
+                        "user input before proceeding (if not empty).\n\n## Outline\n\n1. Run"),
+        ("redo", "In test on line 16 let load the budget, then do the asserts."),
+        ("redo", "Failures:\n\n  1) New User Flow signing up\n     Failure/Error: visit root_path"),
+        ("redo", "Deploy to GitHub pages. I opened the site and its a white page. Console shows "
+                 '"Uncaught ReferenceError: require is not defined"'),
+    ],
+)  # fmt: skip
+def test_words_that_hold_no_rule_give_no_draft(kind: str, said: str) -> None:
+    assert _person(kind, said) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("以后所有的claude skill 保存在我本地个人目录,而非项目目录",
+         "以后所有的claude skill 保存在我本地个人目录,而非项目目录"),
+        ("this is a scratch check, stop running the whole suite; use `make test-billing` for "
+         "billing", "Use `make test-billing` for billing"),
+        ("und bitte immer Beträge in Cent als int speichern, nie float",
+         "Immer Beträge in Cent als int speichern, nie float"),
+        ("Do not use npm here, use pnpm.", "Do not use npm here, use pnpm"),  # no question
+        ("lol never ask me to cat my keyring", "Never ask the user to cat the user's keyring"),
+        ("Why do you use npm? Always use pnpm.", "Always use pnpm"),
+        ("Меня зовут Лиза. Обращайся ко мне Лиза. Без моего подтверждения ты не удаляешь файлы, "
+         "не отправляешь сообщения.",
+         "Без моего подтверждения ты не удаляешь файлы, не отправляешь сообщения"),
+        ("Debemos crear nuevos ejercicios para el examen eval/P1.tex como puede ver. Vamos a "
+         "comenzar con un ejercicio para cada uno de los primeros 6 temas. Cada ejercicio de "
+         "selección única debe emplear como template el archivo eval/00-Unidades/E001.tex.",
+         "Cada ejercicio de selección única debe emplear como template el archivo "
+         "`eval/00-Unidades/E001.tex`"),
+    ],
+)  # fmt: skip
+def test_the_rule_is_the_sentence_that_reads_as_one_in_the_persons_language(
+    said: str, summary: str
+) -> None:
+    draft = _person("follow-up", said)
+    assert draft is not None and draft.summary == summary
+
+
+def test_the_scope_is_repo_relative_and_one_glob_for_many_folders() -> None:
+    files = [f"{CWD}/eval/0{n}-Tema/E00{n}.tex" for n in range(5)] + ["/tmp/scratch.tex"]
+    assert globs_for(files, CWD) == ["eval/**"]
+    draft = _person("follow-up", "Always use the E001 template for new exercises.", files)
+    assert draft is not None and draft.paths == ["eval/**"] and draft.tags == ["latex"]
+    assert "/tmp" not in draft.body and CWD not in draft.body
+
+
+def test_words_after_a_failure_show_the_failing_command(tmp_path: Path) -> None:
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Run the webhook tests."),
+        _call("t1", "Bash", command="npm test -- webhooks"),
+        _result("t1", "Error: Cannot find module 'dotenv/config'", error=True),
+        _said("never run npm here, always use pnpm"),
+    )
+    assert draft.summary == "Never run npm here, always use pnpm"
+    assert "after `npm test -- webhooks` failed (Error: Cannot find module" in draft.body
+
+
+@pytest.mark.parametrize(
+    ("moment", "root", "summary", "evidence"),
+    [
+        (Moment("hang", [50, 51], 0.55, failed="claude doctor", operation="claude doctor",
+                said="The command is waiting for input."),
+         "/Users/liza/ai-lessons", "`claude doctor` hangs when the agent runs it",
+         "The agent said:\n\n> The command is waiting for input."),
+        (Moment("unreachable", [20], 0.55, files=["C:\\Users\\admin\\Downloads\\files.zip"],
+                said="Tôi thấy bạn đang ở trên hệ thống Linux."),
+         "/root", "`C:\\Users\\admin\\Downloads\\files.zip` is out of the agent's reach: it runs "
+         "in `/root`", "the agent could not reach it"),
+        (Moment("refused", [28, 29], 0.6, failed="git push --force origin main",
+                said="I'll push the fix now."),
+         CWD, "Ask before running `git push --force origin main`",
+         "The user refused, without a word:"),
+        (Moment("error-fix", [43, 46], 0.6, operation="yarn test:web",
+                failed='yarn test:web --filter="loading"',
+                fixed=f'cd {CWD}/ynab_web && yarn test --filter="loading"',
+                error='\x1b[31mUsage Error\x1b[39m: Couldn\'t find a script named "test:web".',
+                changes=["from `ynab_web`"]),
+         CWD, "Run `yarn test` from `ynab_web`, not `yarn test:web`", "Usage Error: Couldn't"),
+    ],
+)  # fmt: skip
+def test_moments_of_the_environment_and_the_agent_are_worded_as_what_happened(
+    moment: Moment, root: str, summary: str, evidence: str
+) -> None:
+    draft = draft_for(moment, path="s.jsonl", root=root)
+    assert draft is not None and draft.summary == summary  # never "The user said: <agent's words>"
+    assert evidence in draft.body and "The user said" not in draft.body
+
+
+def test_a_wordless_refusal_of_one_removed_line_says_keep_it() -> None:
+    test_file = f"{CWD}/ynab_web/tests/integration/loading-state-test.ts"
+    moment = Moment("refused", [163, 164], 0.6, files=[test_file],
+                    said="Let me remove that pauseTest since it's not needed:")  # fmt: skip
+    moment.edits = [
+        (test_file, "    await this.pauseTest();\n    assert.ok(true);", "    assert.ok(true);")
+    ]
+    draft = draft_for(moment, path="s.jsonl", root=CWD)
+    assert draft is not None
+    assert draft.summary == "Don't remove `await this.pauseTest();` from `loading-state-test.ts`"
+    assert draft.paths == ["ynab_web/tests/integration/loading-state-test.ts"]
+
+
+def test_a_hang_names_the_command_with_its_subcommand() -> None:
+    moment = Moment("hang", [42, 46], 0.55, failed="claude doctor 2>&1", operation="claude")
+    draft = draft_for(moment, path="s.jsonl", root=CWD)
+    assert draft is not None and draft.summary == "`claude doctor` hangs when the agent runs it"
+
+
+def test_a_codex_patch_that_fixed_the_command_shows_its_lines() -> None:
+    rollout = Path(__file__).parents[2] / "fixtures/sessions/codex-rollout.jsonl"
+    fix = next(
+        d for d in extract_sessions([str(rollout)], None).drafts if d.detector == "error-fix"
+    )
+    assert '- "test": "jest"\n+ "test": "jest --setupFiles dotenv/config"' in fix.body

@@ -1,0 +1,322 @@
+"""Moments found from what happened, each signal shaped after a real public session.
+
+Each case below follows a session of the capture tuning set (tests/eval/capture/tuning),
+trimmed to the records that carry the moment and written the way Claude Code and Codex
+CLI write them today. Before these signals the tuning set covered 0.56 of its lessons:
+a refusal with no words, a missing script replaced by another, a configuration file named
+`eslint.config.js`, a command that never returned, a path the agent could not reach, and a
+message the agent wrote into CLAUDE.md were all missed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from orbit_learnings.curation.capture import moments
+from orbit_learnings.curation.capture.readers import read_session
+
+REFUSED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). STOP what you are doing and "
+    "wait for the user to tell you how to proceed."
+)
+
+
+def _claude(tmp_path: Path, events: list[tuple[object, ...]], cwd: str = "/home/dev/shop") -> str:
+    """A Claude Code session: ("user"|"assistant", text), ("call", id, tool, input),
+    ("result", id, text, is_error)."""
+    rows = []
+    for number, event in enumerate(events):
+        role, content = _claude_message(event)
+        rows.append({
+            "parentUuid": f"u{number - 1}" if number else None, "isSidechain": False,
+            "userType": "external", "cwd": cwd, "sessionId": "4390c09a", "version": "2.1.90",
+            "type": role, "uuid": f"u{number}", "timestamp": f"2026-11-20T10:{number:02d}:00Z",
+            "message": {"role": role, "content": content},
+        })  # fmt: skip
+    path = tmp_path / "claude.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return str(path)
+
+
+def _claude_message(event: tuple[object, ...]) -> tuple[str, object]:
+    kind = event[0]
+    if kind == "call":
+        _, call_id, name, tool_input = event
+        return "assistant", [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}]
+    if kind == "result":
+        _, call_id, text, is_error = event
+        block = {"tool_use_id": call_id, "type": "tool_result", "content": text}
+        return "user", [block | ({"is_error": True} if is_error else {})]
+    if kind == "assistant":
+        return "assistant", [{"type": "text", "text": event[1]}]
+    return "user", event[1]
+
+
+def _codex(tmp_path: Path, events: list[tuple[object, ...]], cwd: str) -> str:
+    """A Codex CLI rollout: ("user"|"assistant", text), ("shell", id, command),
+    ("output", id, text, exit_code), ("patch", id, patch)."""
+    rows: list[dict[str, object]] = [{"type": "session_meta", "payload": {"id": "019a5820",
+                                       "cwd": cwd, "originator": "codex_cli_rs"}}]  # fmt: skip
+    for event in events:
+        kind = event[0]
+        item: dict[str, object]
+        if kind in ("user", "assistant"):
+            part = "input_text" if kind == "user" else "output_text"
+            item = {"type": "message", "role": kind, "content": [{"type": part, "text": event[1]}]}
+        elif kind == "shell":
+            arguments = {"command": ["bash", "-lc", event[2]], "workdir": cwd}
+            item = {"type": "function_call", "name": "shell", "call_id": event[1],
+                    "arguments": json.dumps(arguments)}  # fmt: skip
+        elif kind == "output":
+            output = {"output": event[2], "metadata": {"exit_code": event[3]}}
+            item = {
+                "type": "function_call_output",
+                "call_id": event[1],
+                "output": json.dumps(output),
+            }
+        else:
+            item = {"type": "custom_tool_call", "name": "apply_patch", "call_id": event[1],
+                    "status": "completed", "input": event[2]}  # fmt: skip
+        rows.append({"timestamp": "2026-11-05T09:00:00Z", "type": "response_item", "payload": item})
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return str(path)
+
+
+def _found(path: str) -> list[moments.Moment]:
+    return moments.find_moments(read_session(path, max_bytes=1 << 20))
+
+
+def test_a_refusal_without_a_word_is_a_moment_quoting_what_the_agent_meant(
+    tmp_path: Path,
+) -> None:
+    test = "/home/dev/shop/web/tests/loading-test.ts"
+    session = _claude(tmp_path, [
+        ("user", "Write an Ember test for the loading state of the budget view."),
+        ("assistant", "All tests pass. A linter added a `pauseTest()` on line 73; I'll remove it."),
+        ("call", "toolu_1", "Edit", {"file_path": test, "old_string": "await this.pauseTest();",
+                                     "new_string": ""}),
+        ("result", "toolu_1", REFUSED, True),
+        ("user", "[Request interrupted by user for tool use]"),
+    ])  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.lines) == ("refused", [3, 4])
+    assert "pauseTest" in moment.said and moment.files == [test]
+    assert moment.edits == [(test, "await this.pauseTest();", "")]
+
+
+def test_a_refusal_with_its_reason_stays_one_rejection(tmp_path: Path) -> None:
+    reason = "The user provided the following reason for the rejection: keep pauseTest, I use it"
+    session = _claude(tmp_path, [
+        ("user", "Write the loading test."),
+        ("call", "toolu_1", "Edit", {"file_path": "/home/dev/shop/t.ts", "old_string": "a",
+                                     "new_string": ""}),
+        ("result", "toolu_1", f"{REFUSED}\n{reason}", True),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["rejection"]
+
+
+def test_a_missing_script_then_the_one_that_runs_is_an_error_fix(tmp_path: Path) -> None:
+    missing = 'Usage Error: Couldn\'t find a script named "test:web".\n\n$ yarn run [--inspect] …'
+    session = _claude(tmp_path, [
+        ("user", "Add a test for the loading state and run it."),
+        ("call", "toolu_1", "Bash", {"command": 'yarn test:web --filter="loading-state"'}),
+        ("result", "toolu_1", missing, True),
+        ("assistant", "Let me check the correct test command:"),
+        ("call", "toolu_2", "Bash",
+         {"command": 'cd /home/dev/shop/web && yarn test --filter="loading-state"'}),
+        ("result", "toolu_2", "not ok 1 Chrome - loading state shows\n  expected: true", True),
+    ])  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.lines, moment.operation) == ("error-fix", [2, 5], "yarn test:web")
+    assert moment.fixed.endswith('yarn test --filter="loading-state"')
+    assert "Couldn't find a script" in moment.error
+
+
+def test_a_missing_command_then_another_program_is_no_moment(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Lint the project."),
+        ("call", "toolu_1", "Bash", {"command": "ruff check ."}),
+        ("result", "toolu_1", "bash: ruff: command not found", True),
+        ("call", "toolu_2", "Bash", {"command": "npm run build"}),
+        ("result", "toolu_2", "built in 2.1s", False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+def test_a_configuration_file_is_known_by_its_shape(tmp_path: Path) -> None:
+    cwd = "/Users/dev/lotto"
+    failure = ("Oops! Something went wrong! :(\n\nESLint: 9.39.1\n\nError [ERR_MODULE_NOT_FOUND]: "
+               f"Cannot find package 'typescript-eslint' imported from {cwd}/frontend/eslint.config.js")  # fmt: skip
+    patch = ("*** Begin Patch\n*** Add File: frontend/eslint.config.js\n+import tsParser from "
+             "'@typescript-eslint/parser';\n*** End Patch\n")  # fmt: skip
+    session = _codex(tmp_path, [
+        ("user", "npm run lint fails for lack of a config file; create it."),
+        ("shell", "call_1", "npm run lint"), ("output", "call_1", failure, 2),
+        ("patch", "call_2", patch), ("output", "call_2", "Success. Updated the following files:", 0),
+        ("shell", "call_3", "npm run lint"), ("output", "call_3", "> eslint src", 0),
+    ], cwd)  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.operation, moment.files) == (
+        "error-fix", "npm run lint", ["frontend/eslint.config.js"],
+    )  # fmt: skip
+
+
+def test_a_command_that_never_returns_in_the_agents_shell_is_a_moment(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "claude doctor"),
+        ("call", "toolu_1", "Bash", {"command": "claude doctor 2>&1"}),
+        ("result", "toolu_1", "Command running in background with ID: biz5wxa7f. Output is being "
+                              "written to: /private/tmp/claude-501/tasks/biz5wxa7f.output", False),
+        ("call", "toolu_2", "TaskOutput", {"task_id": "biz5wxa7f", "block": True, "timeout": 30000}),
+        ("result", "toolu_2", "<retrieval_status>timeout</retrieval_status>\n\n<task_id>biz5wxa7f"
+                              "</task_id>\n\n<status>running</status>", False),
+        ("call", "toolu_3", "TaskStop", {"task_id": "biz5wxa7f"}),
+        ("result", "toolu_3", '{"message":"Successfully stopped task: biz5wxa7f"}', False),
+        ("assistant", "`claude doctor` started but printed nothing: it needs an interactive "
+                      "terminal. Run it yourself."),
+    ])  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.lines, moment.operation) == ("hang", [2, 5], "claude")
+    assert moment.said.startswith("`claude doctor` started but printed nothing")
+
+
+def test_a_server_the_agent_stops_is_ordinary_work(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Check the page renders."),
+        ("call", "toolu_1", "Bash", {"command": "npm run dev", "run_in_background": True}),
+        ("result", "toolu_1", "Command running in background with ID: b1.", False),
+        ("call", "toolu_2", "BashOutput", {"bash_id": "b1"}),
+        ("result", "toolu_2", "<retrieval_status>timeout</retrieval_status>", False),
+        ("call", "toolu_3", "KillShell", {"shell_id": "b1"}),
+        ("result", "toolu_3", "Shell b1 killed", False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+def test_a_path_the_agent_cannot_reach_is_a_moment(tmp_path: Path) -> None:
+    outside = _claude(tmp_path, [
+        ("user", "¿Tienes acceso a C:\\Proyectos\\Jarvis?"),
+        ("assistant", "No tengo acceso directo."),
+        ("user", "Quiero que leas este archivo: C:\\Users\\David\\Documents\\notes.md"),
+        ("call", "toolu_1", "Read", {"file_path": "C:\\Users\\David\\Documents\\notes.md"}),
+        ("result", "toolu_1", "File does not exist. Note: your current working directory is "
+                              "C:\\Windows\\System32.", True),
+        ("assistant", "The file does not exist in the current directory (C:\\Windows\\System32)."),
+    ], cwd="C:\\Windows\\System32")  # fmt: skip
+    (moment,) = _found(outside)
+    assert (moment.kind, moment.lines) == ("unreachable", [3, 5])
+    assert moment.said.startswith("The file does not exist")
+
+
+def test_a_path_of_another_system_than_the_agents_is_a_moment(tmp_path: Path) -> None:
+    foreign = _claude(tmp_path, [
+        ("user", "lam sao de toi gui file cho ban"),
+        ("assistant", "Chỉ cần cho tôi biết đường dẫn file."),
+        ("user", "C:\\Users\\admin\\Downloads\\files.zip"),
+        ("assistant", "Bạn đang ở trên hệ thống Linux, không thể truy cập đường dẫn Windows."),
+    ], cwd="/root")  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(foreign)] == [("unreachable", [3])]
+
+
+def test_a_missing_file_in_the_repository_is_ordinary_work(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Read /home/dev/shop/src/app.ts and tidy it."),
+        ("call", "toolu_1", "Read", {"file_path": "/home/dev/shop/src/app.ts"}),
+        ("result", "toolu_1", "File does not exist.", True),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+def test_a_message_the_agent_writes_into_claude_md_is_a_rule(tmp_path: Path) -> None:
+    said = ("язык - русский, колонки таблицы - задача, результат, время, git не использую, "
+            "план в виде шагов.")  # fmt: skip
+    events: list[tuple[object, ...]] = [
+        ("user", "Помоги составить CLAUDE.md для моего проекта."),
+        ("assistant", "Уточню: язык файла, колонки таблицы?"),
+        ("user", said),
+        ("call", "toolu_1", "Write", {"file_path": "/Users/liza/ai-lessons/CLAUDE.md",
+                                      "content": "# Правила\n- Язык: русский"}),
+        ("result", "toolu_1", "File created successfully", False),
+    ]  # fmt: skip
+    kept = _found(_claude(tmp_path, events, cwd="/Users/liza/ai-lessons"))
+    assert [(m.kind, m.said) for m in kept] == [("follow-up", said)]
+    events[3] = ("call", "toolu_1", "Write", {"file_path": "/Users/liza/ai-lessons/plan.txt"})
+    assert _found(_claude(tmp_path, events, cwd="/Users/liza/ai-lessons")) == []
+
+
+def test_an_error_the_person_pastes_from_their_terminal_is_a_moment(tmp_path: Path) -> None:
+    pasted = ("$ make decrypt-secrets\n./scripts/decrypt-secrets.sh\ndecrypting secret "
+              "./apps/web/server/.env.production.local\n\nFATAL: Failed to decrypt "
+              "./apps/web/server/.env.production.local\nExiting...\n\nmake: *** "
+              "[decrypt-secrets] Error 1")  # fmt: skip
+    session = _claude(tmp_path, [
+        ("user", "how do i pull down the strongbox config"),
+        ("assistant", "Copy the keys from 1Password to ~/.strongbox_keyring, run make decrypt-secrets."),
+        ("user", pasted),
+    ])  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("pasted-error", [3])]
+
+
+SPECKIT = (
+    "## User Input\n\n```text\n{}\n```\n\nYou **MUST** consider the user input before proceeding "
+    "(if not empty).\n\n## Outline\n\n1. **Setup**: Run `.specify/scripts/bash/setup-plan.sh "
+    "--json` from repo root and parse JSON for FEATURE_SPEC, IMPL_PLAN. You must always …"
+)
+
+
+def test_a_prompt_a_command_expanded_is_the_harness_and_what_was_typed_the_person(
+    tmp_path: Path,
+) -> None:
+    cwd = "/Users/dev/funke"
+    session = _codex(tmp_path, [
+        ("user", SPECKIT.format("")),  # /speckit.plan with nothing typed: the task
+        ("patch", "call_1", "*** Begin Patch\n*** Update File: specs/plan.md\n*** End Patch\n"),
+        ("output", "call_1", "Success.", 0),
+        ("user", "adjust specs/plan.md so that it matches the stack in the spec; never Postgres"),
+        ("patch", "call_2", "*** Begin Patch\n*** Update File: specs/plan.md\n*** End Patch\n"),
+        ("output", "call_2", "Success.", 0),
+        ("user", SPECKIT.format("T012, 13")),
+    ], cwd)  # fmt: skip
+    said = [t.text for t in read_session(session, max_bytes=1 << 20).turns if t.kind == "user"]
+    assert said == ["", said[1], "T012, 13"]
+    assert [(m.kind, m.lines) for m in _found(session)] == [("redo", [5])]
+
+
+def test_agreeing_or_asking_without_a_question_mark_states_no_rule(tmp_path: Path) -> None:
+    for said in ("Yes let's try option 1", "合并之后我的分支被删除,不删除会不会比较好"):
+        session = _claude(tmp_path, [
+            ("user", "Add a loading state test."),
+            ("call", "toolu_1", "Bash", {"command": "yarn test"}),
+            ("result", "toolu_1", "1 failed", True),
+            ("assistant", "Option 1 or option 2?"),
+            ("user", said),
+        ])  # fmt: skip
+        assert _found(session) == [], said
+
+
+def test_refusing_to_let_the_agent_look_is_no_moment(tmp_path: Path) -> None:
+    for call in (("Bash", {"command": "cd /home/dev/shop && git status --short"}),
+                 ("Read", {"file_path": "/home/dev/shop/skills/blog/SKILL.md"})):  # fmt: skip
+        session = _claude(tmp_path, [
+            ("user", "Translate the blog-writing skill to Chinese."),
+            ("assistant", "I'll read the skill's files first."),
+            ("call", "toolu_1", *call),
+            ("result", "toolu_1", REFUSED, True),
+            ("user", "[Request interrupted by user for tool use]"),
+        ])  # fmt: skip
+        assert _found(session) == [], call[0]
+
+
+def test_a_tool_missing_is_not_a_path_out_of_reach(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Tidy the onboarding notes."),
+        ("assistant", "Which file?"),
+        ("user", "/Users/lzy/code/onboarding.md please, keep the headings"),
+        ("call", "toolu_1", "read", {"file_path": "/Users/lzy/code/onboarding.md"}),
+        ("result", "toolu_1", "<tool_use_error>Error: No such tool available: read</tool_use_error>",
+         True),
+    ], cwd="/Users/lzy/code/shop")  # fmt: skip
+    assert [m.kind for m in _found(session)] == []
