@@ -4,8 +4,6 @@ Both iterate the integration registry: a new agent's hook and installer appear h
 without a line of this module changing.
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable
 from typing import Annotated

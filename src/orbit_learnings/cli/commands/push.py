@@ -1,7 +1,5 @@
 """Push-pipeline commands: `learning inject` (hot, via `cli/hot.py`) and `learning stats`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """Finding and judging: `learning search`, the unified `orbit search`, `learning feedback`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

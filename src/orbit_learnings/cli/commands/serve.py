@@ -1,7 +1,5 @@
 """Long-running surfaces and the set-up check: `orbit mcp`, `orbit dashboard`, `orbit doctor`."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 
