@@ -106,6 +106,7 @@ def _summarise_search(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "queries": n,
             f"recall@{K}": round(row["hits"] / n, 3),
             "mrr": round(row["rr"] / n, 3),
+            "kept_confident": round(row["kept"] / n, 3),
             "misses": row["misses"],
         }
         for key in totals:
@@ -116,60 +117,34 @@ def _summarise_search(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any]:
         f"recall@{K}": round(totals["hits"] / n, 3),
         "mrr": round(totals["rr"] / n, 3),
         "kept_confident": round(totals["kept"] / n, 3),
+        # what the gate alone hides: of the queries whose answer is in the top 5
+        "kept_of_found": round(totals["kept"] / (totals["hits"] or 1), 3),
     }
     return out
 
 
-def feature_rows(root: Path, data: Any, ids: dict[str, str]) -> list[tuple[dict[str, float], int]]:
-    """(confidence features of the top result, 1 if the top 5 answer the query) per query.
-
-    The decision the confidence serves is "is there an answer here at all", made on
-    the top result; an unanswerable query counts 1 against it.
-    """
-    from orbit_learnings.retrieval import confidence, queries
+def feature_rows(
+    root: Path, queries: list[Any], ids: dict[str, str]
+) -> list[tuple[dict[str, float], int, bool]]:
+    """(confidence features of the top result, 1 if the top 5 answer the query, whether it
+    is unanswerable) per query: the rows `confidence_fit` fits on."""
+    from orbit_learnings.retrieval import confidence
+    from orbit_learnings.retrieval import queries as reads
     from orbit_learnings.store.workspace import Workspace
 
     ws = Workspace(root)
     rows = []
-    for query in data.queries:
+    for query in queries:
         expected = {ids[key] for key in query.expected}
-        hits = queries.search_text(ws, query.text, limit=K, explain=True).hits
+        hits = reads.search_text(ws, query.text, limit=K, explain=True).hits
         if not hits:
             continue
         features = (hits[0].explain or {}).get("confidence_features", {})
         assert isinstance(features, dict)  # explain is loosely typed: name -> float here
         found = any(h.id in expected for h in hits)
-        rows.append(({n: float(features[n]) for n in confidence.FEATURES}, int(found)))
+        row = {n: float(features[n]) for n in confidence.FEATURES}
+        rows.append((row, int(found), not query.expected))
     return rows
-
-
-def fit_logistic(
-    rows: list[tuple[dict[str, float], int]],
-    names: tuple[str, ...],
-    *,
-    negative_weight: float = 3.0,
-    steps: int = 4000,
-) -> dict[str, float]:
-    """Gradient descent on a weighted log-loss with a little L2: ten numbers need no library.
-    Negatives weigh 3:1, since unanswerable queries are about 15 % of a realistic mix."""
-    import math
-
-    weights = dict.fromkeys(("bias", *names), 0.0)
-    rate, l2 = 0.5, 1e-3
-    total = sum(1.0 if y else negative_weight for _, y in rows)
-    for _ in range(steps):
-        grad = dict.fromkeys(weights, 0.0)
-        for x, y in rows:
-            z = weights["bias"] + sum(weights[n] * x[n] for n in names)
-            error = 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0))) - y
-            error *= 1.0 if y else negative_weight
-            grad["bias"] += error
-            for n in names:
-                grad[n] += error * x[n]
-        for key in weights:
-            penalty = l2 * weights[key] if key != "bias" else 0.0
-            weights[key] -= rate * (grad[key] / total + penalty)
-    return {k: round(v, 3) for k, v in weights.items()}
 
 
 def evaluate_injection(
@@ -246,15 +221,19 @@ def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
     for mode, parts in result.items():
         search = parts["search"]
         print(f"== {mode}")
-        print(f"{'kind':<12}{'n':>5}{'recall@5':>10}{'MRR':>8}")
+        print(f"{'kind':<12}{'n':>5}{'recall@5':>10}{'MRR':>8}{'kept':>7}")
         for kind, row in search["by_kind"].items():
-            print(f"{kind:<12}{row['queries']:>5}{row['recall@5']:>10.3f}{row['mrr']:>8.3f}")
+            figures = f"{row['recall@5']:>10.3f}{row['mrr']:>8.3f}{row['kept_confident']:>7.3f}"
+            print(f"{kind:<12}{row['queries']:>5}{figures}")
             for miss in row["misses"] if show_misses else []:
                 print(f"    missed: {miss}")
         total = search["answerable"]
         row = f"{total['queries']:>5}{total['recall@5']:>10.3f}{total['mrr']:>8.3f}"
         print(f"{'answerable':<12}{row}")
-        print(f"answerable queries keeping a confident answer: {total['kept_confident']:.3f}")
+        print(
+            f"answerable queries keeping a confident answer: {total['kept_confident']:.3f}"
+            f" ({total['kept_of_found']:.3f} of those answered in the top 5)"
+        )
         if "noanswer" in search:
             print(
                 f"unanswerable recognised: {search['noanswer']['recognised']:.3f}"
@@ -275,52 +254,31 @@ def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
                 print(f"    {miss}")
 
 
-def cross_validate(
-    rows: list[tuple[dict[str, float], int]], names: tuple[str, ...], folds: int = 2
-) -> list[dict[str, float]]:
-    """Fit on all folds but one, judge the held-out one at the shipped threshold:
-    how far the in-sample figures flatter the model."""
-    import random
-
-    from orbit_learnings.retrieval import confidence
-
-    order = list(range(len(rows)))
-    random.Random(3).shuffle(order)
-    out = []
-    for fold in range(folds):
-        held = {i for n, i in enumerate(order) if n % folds == fold}
-        model = fit_logistic([r for i, r in enumerate(rows) if i not in held], names)
-        judged = [
-            (confidence.probability(x, model) >= confidence.THRESHOLD, y)
-            for i, (x, y) in enumerate(rows)
-            if i in held
-        ]
-        positives = [c for c, y in judged if y] or [False]
-        negatives = [c for c, y in judged if not y] or [False]
-        out.append(
-            {
-                "answered_kept": round(sum(positives) / len(positives), 3),
-                "unanswered_recognised": round(1 - sum(negatives) / len(negatives), 3),
-            }
-        )
-    return out
-
-
 def fit(set_name: str, mode: str | None) -> int:
-    from tests.eval.realistic import build_store
+    """Fit on the set's queries and its tuning-only extra ones; print the coefficients,
+    calibrated on held-out folds, and those folds' figures."""
+    import confidence_fit
+    from tests.eval.realistic import build_store, extra_queries
 
     from orbit_learnings.retrieval import confidence
 
     data = _load_set(set_name)
+    queries = data.queries + (extra_queries() if set_name == "realistic" else [])
     os.environ["ORBIT_SEMANTIC"] = "1" if mode == "semantic" else "0"
     with tempfile.TemporaryDirectory() as tmp:
         ids = build_store(Path(tmp), data.learnings)
         if mode == "semantic":
             embed(Path(tmp))
-        rows = feature_rows(Path(tmp), data, ids)
-    names = tuple(n for n in confidence.FEATURES if mode == "semantic" or n != "cosine")
-    print(json.dumps(fit_logistic(rows, names), indent=2))
-    print(json.dumps({"held_out": cross_validate(rows, names)}), file=sys.stderr)
+        rows = feature_rows(Path(tmp), queries, ids)
+    names = confidence_fit.SEMANTIC_FITTED if mode == "semantic" else confidence_fit.FITTED
+    runs = confidence_fit.held_out_probabilities(rows, names)
+    cut = confidence_fit.balanced_cut(rows, runs)
+    model = confidence_fit.calibrated(
+        confidence_fit.fit(rows, names), cut["cut"], confidence.THRESHOLD
+    )
+    print(json.dumps(model, indent=2))
+    summary = {"rows": len(rows), "unanswerable": sum(1 for r in rows if r[2])}
+    print(json.dumps({**summary, "held_out_at_the_cut": cut}), file=sys.stderr)
     return 0
 
 

@@ -111,7 +111,7 @@ class Result:
     def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
         self.hits = hits
         self.warnings = warnings
-        self.weakest_left_out: Hit | None = None  # the best hit a confidence cut dropped
+        self.weakest_left_out: Hit | None = None  # the best hit the match-confidence cut dropped
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"results": [h.to_dict() for h in self.hits]}
@@ -133,13 +133,14 @@ class Detail:
 
 class Scored:
     """How one learning matched one free-text query (`retrieval.scoring` makes them): what
-    ranking, the confidence model and `--explain` read of the match itself."""
+    ranking, the match-confidence model and `--explain` read of the match itself."""
 
     __slots__ = (
         "bm25",
         "cosine",
         "coverage",
         "id",
+        "matched",
         "phrase",
         "rarity",
         "relevance",
@@ -161,10 +162,12 @@ class Scored:
         weight: float = 0.0,  # idf it holds in all, in units of that largest idf (capped at 4)
         cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
         summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
+        matched: float = 0.0,  # share of the query's words it holds, each counted once
     ) -> None:
         self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
         self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
         self.cosine, self.summary = cosine, summary
+        self.matched = matched
 
     def copy(self) -> Scored:
         twin = Scored(self.id, self.tier, self.bm25, self.relevance)

@@ -47,7 +47,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def _cjk_match(learning_id: str) -> Scored:
     """A CJK run found verbatim: the whole run matched, as a phrase would."""
-    return Scored(learning_id, "cjk", 0.0, 0.5, 1.0, 1.0, rarity=1.0, weight=0.5, summary=1.0)
+    return Scored(
+        learning_id, "cjk", 0.0, 0.5, 1.0, 1.0, rarity=1.0, weight=0.5, summary=1.0, matched=1.0
+    )
 
 
 class TextMatch:
@@ -67,7 +69,7 @@ class TextMatch:
         self, conn: sqlite3.Connection, scored: dict[str, Scored], ids: Sequence[str]
     ) -> None:
         """Set `summary` (the share of the query's weight in the one-line summary) of the
-        learnings returned: only the confidence of a result reads it, and finding every
+        learnings returned: only the match confidence of a result reads it, and finding every
         summary that holds a word most of the store holds cost a search ~1 ms at 10,000."""
         if self.evidence is not None:
             self.evidence.summarise(conn, scored, ids)
@@ -243,7 +245,7 @@ class _Evidence:
             else set()
             for term, holding in zip(plan.terms, self.containing, strict=True)
         ]
-        for row, (weight, _) in _held_by(rows.keys(), weights, in_summary).items():
+        for row, (weight, _, _) in _held_by(rows.keys(), weights, in_summary).items():
             scored[rows[row]].summary = weight / self.all_weight
 
     def scored(self, candidates: list[tuple[str, float, int]]) -> tuple[dict[str, Scored], float]:
@@ -267,8 +269,9 @@ class _Evidence:
         near_rows = held.keys() & self.near
         bm25_w, coverage_w = RELEVANCE_WEIGHTS["bm25"], RELEVANCE_WEIGHTS["coverage"]
         phrase_w, near_w = RELEVANCE_WEIGHTS["phrase"], RELEVANCE_WEIGHTS["near"]
+        terms = len(self.weights) or 1
         for learning_id, raw, row in candidates:
-            coverage, rarest = held[row]
+            coverage, rarest, count = held[row]
             phrase = best_phrase.get(row, 0.0)
             nearness = 1.0 if row in near_rows else 0.0
             share = coverage / all_weight
@@ -292,6 +295,7 @@ class _Evidence:
                 phrase,
                 rarity=rarest / top_idf,
                 weight=min(coverage / top_idf, 4.0) / 4.0,
+                matched=count / terms,
             )
             self.rows[learning_id] = row
         return found, best
@@ -299,15 +303,18 @@ class _Evidence:
 
 def _held_by(
     rows: set[int] | KeysView[int], weights: list[float], containing: list[set[int]]
-) -> dict[int, tuple[float, float]]:
-    """Row -> (sum, largest) of the weights of the sets holding it, for each of `rows`."""
+) -> dict[int, tuple[float, float, int]]:
+    """Row -> (sum, largest, how many) of the weights of the sets holding it, for each of
+    `rows`."""
     total = dict.fromkeys(rows, 0.0)
     largest = dict.fromkeys(rows, 0.0)
+    count = dict.fromkeys(rows, 0)
     for weight, ids in zip(weights, containing, strict=True):
         for row in total.keys() & ids:
             total[row] += weight
             largest[row] = max(largest[row], weight)
-    return {row: (total[row], largest[row]) for row in total}
+            count[row] += 1
+    return {row: (total[row], largest[row], count[row]) for row in total}
 
 
 def _idf(total: int, frequency: int) -> float:

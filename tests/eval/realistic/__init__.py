@@ -92,6 +92,17 @@ def load(folder: Path = HERE) -> EvalSet:
     return EvalSet(learnings, queries, tasks)
 
 
+def extra_queries(folder: Path = HERE) -> list[EvalQuery]:
+    """The tuning-only queries of `queries_extra.yaml` (for fitting the confidence model;
+    the reported figures stay on `queries.yaml`)."""
+    keys = {item["key"] for item in _read(folder, "learnings.yaml")}
+    queries = [EvalQuery(**item) for item in _read(folder, "queries_extra.yaml")]
+    for query in queries:
+        assert set(query.expected) <= keys, query.text
+        assert query.kind in (*ANSWERABLE_KINDS, "noanswer"), query.kind
+    return queries
+
+
 _STAMP = re.compile(r"^(created_at|updated_at): .*$", re.MULTILINE)
 
 

@@ -1,0 +1,68 @@
+"""The match-confidence fit (scripts/confidence_fit.py): exact, judged on held-out folds,
+and calibrated so the shipped threshold means what the folds measured."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+
+from tests.testing import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+import confidence_fit
+from confidence_fit import Row
+
+from orbit_learnings.retrieval import confidence
+
+
+def synthetic(n: int, seed: int = 7) -> list[Row]:
+    """Rows drawn from a known logistic model over two features."""
+    rng = random.Random(seed)
+    rows: list[Row] = []
+    for _ in range(n):
+        x = {"a": rng.random(), "b": rng.random()}
+        p = 1.0 / (1.0 + math.exp(-(-2.0 + 5.0 * x["a"] - 1.0 * x["b"])))
+        label = int(rng.random() < p)
+        rows.append((x, label, not label and rng.random() < 0.8))
+    return rows
+
+
+def test_newton_recovers_the_model_the_rows_were_drawn_from() -> None:
+    rows = [(x, y, False) for x, y, _ in synthetic(4000)]
+    # unanswerable rows weigh NEGATIVE_WEIGHT: with none marked, every 0 still does
+    model = confidence_fit.fit(rows, ("a", "b"))
+    shift = math.log(confidence_fit.NEGATIVE_WEIGHT)  # weighting the 0s moves only the bias
+    assert abs(model["a"] - 5.0) < 0.6 and abs(model["b"] + 1.0) < 0.5
+    assert abs(model["bias"] + 2.0 + shift) < 0.5
+
+
+def test_the_cut_is_judged_on_held_out_folds_and_folded_into_the_bias() -> None:
+    rows = synthetic(600)
+    runs = confidence_fit.held_out_probabilities(rows, ("a", "b"), folds=3, repeats=2)
+    assert len(runs) == 2 and all(len(r) == len(rows) for r in runs)
+    chosen = confidence_fit.balanced_cut(rows, runs)
+    for cut in (chosen["cut"] - 0.1, chosen["cut"] + 0.1):  # its worse margin is the best
+        other = confidence_fit.figures(rows, runs, cut)
+        worse = min(
+            other["kept_of_found"] - confidence_fit.KEPT_TARGET,
+            other["unanswerable_recognised"] - confidence_fit.RECOGNISED_TARGET,
+        )
+        assert worse <= min(
+            chosen["kept_of_found"] - confidence_fit.KEPT_TARGET,
+            chosen["unanswerable_recognised"] - confidence_fit.RECOGNISED_TARGET,
+        )
+    model = confidence_fit.fit(rows, ("a", "b"))
+    shipped = confidence_fit.calibrated(model, chosen["cut"], confidence.THRESHOLD)
+    for x, _, _ in rows[:50]:  # the same decision at the shipped threshold as at the cut
+        before = confidence_fit.predict(x, model) >= chosen["cut"]
+        after = confidence_fit.predict(x, shipped) >= confidence.THRESHOLD
+        margin = abs(confidence_fit.predict(x, model) - chosen["cut"])
+        assert before == after or margin < 0.01
+
+
+def test_the_shipped_model_reads_only_features_a_search_computes() -> None:
+    for model in (confidence.COEFFICIENTS, confidence.SEMANTIC_COEFFICIENTS):
+        assert set(model) - {"bias"} <= set(confidence.FEATURES)
+    assert set(confidence_fit.FITTED) == set(confidence.COEFFICIENTS) - {"bias"}
