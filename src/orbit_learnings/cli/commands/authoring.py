@@ -1,8 +1,6 @@
 """Capture and review: `learning extract`, `learning drafts list|show|accept|reject`, and
 `learning propose|approve|reject` — proposals live in the store, reviewed in the pull request."""
 
-from __future__ import annotations
-
 import inspect
 import typing
 from typing import Annotated, Any
