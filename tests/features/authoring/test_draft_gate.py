@@ -89,6 +89,8 @@ def _said(kind: str, said: str) -> Moment:
                       "我要求创建的skills也都存放在我提供的文件下", "only the conversation shows"),
         ("follow-up", "Always save the exports to C:\\Users\\admin\\Downloads, never the repo",
          "one machine"),
+        ("follow-up", "Never put the fixtures in /Users/bholt/scratch/fixtures", "one machine"),
+        ("rejection", "always use relative paths with apply_patch", "the agent's own tool"),
     ],
 )  # fmt: skip
 def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:
@@ -106,6 +108,10 @@ def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why
         ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI",
          "Reference a var for `VITE_YNAB_REDIRECT_URI`"),  # "use X" and its kin
         ("follow-up", "Use pnpm, not npm, in web/", "Use pnpm, not npm, in web/"),
+        ("follow-up", "Always keep the line length below 100", "Always keep the line length "
+                      "below 100"),  # "below" is no pointer at the conversation here
+        ("follow-up", "from now on save claude skills in ~/.claude/skills, never in the repo",
+         "From now on save claude skills in `~/.claude/skills`, never in the repo"),  # any home
     ],
 )  # fmt: skip
 def test_rules_the_reviewers_kept_are_still_drafted(kind: str, said: str, summary: str) -> None:
@@ -172,6 +178,14 @@ def _error_fix(**given: object) -> Moment:
 def test_a_fix_that_is_no_project_rule_gives_no_draft(moment: Moment, why: str) -> None:
     reason = draft_or_reason(moment, path="s.jsonl", root=CWD)
     assert isinstance(reason, str) and why in reason
+
+
+def test_a_finding_about_the_agents_own_tool_is_no_project_rule() -> None:
+    moment = Moment("finding", [12], 0.5, files=[f"{CWD}/web/package.json"],
+                    said="The issue is that `apply_patch` needs paths relative to the workdir.")  # fmt: skip
+    assert draft_or_reason(moment, path="s.jsonl", root=CWD) == (
+        "the agent's own tool syntax, not the project's"
+    )
 
 
 def test_a_wordless_refusal_and_a_path_out_of_reach_stay_moments() -> None:

@@ -95,7 +95,9 @@ def test_a_cause_the_agent_finds_after_a_question_is_a_moment(tmp_path: Path, fi
     assert found[0].said.startswith(finding.split("。")[0].split(". ")[0])
     result = extract_sessions([asked], None)  # no file to scope it to: a moment, no draft
     assert not result.drafts and [m["moment"] for m in result.undrafted] == ["finding"]
-    assert finding_rule(finding).startswith(("Setting `tracking: false`", "分支基于 master"))
+    assert (finding_rule(finding) or "").startswith(
+        ("Setting `tracking: false`", "分支基于 master")
+    )
 
 
 def test_an_agent_explaining_unprompted_is_no_moment(tmp_path: Path) -> None:

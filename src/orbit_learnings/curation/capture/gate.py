@@ -57,7 +57,8 @@ _TASK_VERB = re.compile(
 # Something only the conversation shows: "the folder I provided", "上面的", "the one above".
 _DEICTIC = re.compile(
     r"\b(the|that|this|those|these) ([\w-]+ ){0,3}(I|you) (gave|provided|mentioned|sent|showed|"
-    r"shared|linked|pasted|attached)\b|\b(above|below)\b|我(提供|给出|发|贴|上传)的|上面的|"
+    r"shared|linked|pasted|attached)\b|\b(the above|as (mentioned |shown |said )?above|"
+    r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
     r"上述|前面的|以上的|上記|先ほどの",
     re.I,
 )
@@ -154,13 +155,23 @@ def changed_thing(moment: Moment) -> tuple[str, str]:
     return "", ""
 
 
-_MACHINE = re.compile(r"(?<![\w.])([A-Za-z]:\\|~/|/(home|Users|root)/\w|/tmp/|\\\\\w)")
+# "~/.claude/skills" is every machine's; "/Users/bholt/…" and "C:\\Users\\…" are one machine's.
+_MACHINE = re.compile(r"(?<![\w.~])([A-Za-z]:\\|/(home|Users|root)/\w|/tmp/|\\\\\w)")
+# The agent's own tools, named in a rule: their syntax and quirks are the harness's.
+_TOOL_NAMED = re.compile(
+    r"\b(apply_patch|update_plan|exec_command|write_stdin|shell_command|TodoWrite|MultiEdit|"
+    r"NotebookEdit|str_replace_editor|str_replace_based_edit_tool)\b|`(Edit|Write|Bash|Read)`|"
+    r"\bthe (Edit|Write|Bash|Read|shell|patch) tool\b"
+)
 
 
 def machine_reason(summary: str) -> str | None:
-    """A path of one machine (a drive letter, a home folder, /tmp) is no rule for a team."""
+    """A path of one machine (a drive letter, a home folder, /tmp) is no rule for a team,
+    and neither is the agent's own tool (`apply_patch`, `Edit`): any moment's summary."""
     if _MACHINE.search(summary):
         return "a path on one machine, not a rule for the team"
+    if _TOOL_NAMED.search(summary):
+        return "the agent's own tool syntax, not the project's"
     return None
 
 
