@@ -80,18 +80,20 @@ _INJECT_OPTIONS = {
     "--session": "session",
     "--max-tokens": "max_tokens",
     "--format": "format",
-    "--min-confidence": "min_confidence",
+    "--min-helpfulness": "min_helpfulness",
+    "--min-confidence": "min_confidence",  # the deprecated name of --min-helpfulness
 }
 _INJECT_FLAGS = {"--feedback-hint": "feedback_hint", "--include-stale": "include_stale"}
 _LIST_FLAGS = {"--json": "json"}
-_SEARCH_OPTIONS = {
+_LEARNING_SEARCH_OPTIONS = {
     "--tag": "tag",
     "-t": "tag",
     **_LIMIT,
     **_STATUS_AND_LEVEL,
-    "--kind": "kind",
-    "--min-confidence": "min_confidence",
+    "--min-helpfulness": "min_helpfulness",
+    "--min-confidence": "min_confidence",  # the deprecated name of --min-helpfulness
 }
+_SEARCH_OPTIONS = {**_LEARNING_SEARCH_OPTIONS, "--kind": "kind"}  # `orbit search` only
 _SEARCH_FLAGS = {"--json": "json", "--weak": "weak", "--all": "all", "--explain": "explain"}
 
 
@@ -100,7 +102,9 @@ def _lean(args: list[str]) -> int | None:
     if rest is None or len(rest) < 2:
         return _FALLBACK
     if rest[0] == "search" or rest[:2] == ["learning", "search"]:
-        return _lean_search(root, rest[1:] if rest[0] == "search" else rest[2:])
+        if rest[0] == "search":
+            return _lean_search(root, rest[1:], _SEARCH_OPTIONS)
+        return _lean_search(root, rest[2:], _LEARNING_SEARCH_OPTIONS)
     command, options = rest[:2], rest[2:]
     if command[0] == "hook" and not {"-h", "--help"} & set(command[1:] + options):
         from orbit_learnings import integrations
@@ -130,10 +134,10 @@ def _lean(args: list[str]) -> int | None:
     return _FALLBACK
 
 
-def _lean_search(root: str | None, args: list[str]) -> int | None:
+def _lean_search(root: str | None, args: list[str], valued: dict[str, str]) -> int | None:
     """Text search, the agents' pull path, without Typer: words and the common options."""
     words, rest = _split_words(args)
-    options = _parse(rest, valued=_SEARCH_OPTIONS, flags=_SEARCH_FLAGS)
+    options = _parse(rest, valued=valued, flags=_SEARCH_FLAGS)
     if options is None or not words or words[0] == "path":
         return _FALLBACK  # `orbit search path P` is a scope lookup: the full CLI has it
     kind = _single(options, "kind")
@@ -172,7 +176,7 @@ def _search(root: str | None, query: str, options: dict[str, object]) -> int:
         include_all=bool(options.get("all")),
         limit=_int(options, "limit", "--limit", 1) or 20,
         explain=bool(options.get("explain")),
-        min_confidence=_float(options, "min_confidence"),
+        min_helpfulness=_min_helpfulness(options),
         level=_single(options, "level") or "all",
         weak=bool(options.get("weak")),
         json_out=bool(options.get("json")),
@@ -265,7 +269,7 @@ def _inject(root: str | None, options: dict[str, object]) -> int:
         max_tokens=_int(options, "max_tokens", "--max-tokens", 1),
         output_format=_single(options, "format") or "reminder",
         feedback_hint=bool(options.get("feedback_hint")),
-        min_confidence=_float(options, "min_confidence"),
+        min_helpfulness=_min_helpfulness(options),
         include_stale=bool(options.get("include_stale")),
     )
 
@@ -280,6 +284,14 @@ def _float(options: dict[str, object], key: str) -> float | None:
         return float(text)
     except ValueError:
         raise UsageError(f"invalid value for --{key.replace('_', '-')}: {text!r}") from None
+
+
+def _min_helpfulness(options: dict[str, object]) -> float | None:
+    from orbit_learnings.cli.hot import resolve_min_helpfulness
+
+    return resolve_min_helpfulness(
+        _float(options, "min_helpfulness"), _float(options, "min_confidence")
+    )
 
 
 def _guarded(action: Callable[[], int], *, json_out: bool) -> int:

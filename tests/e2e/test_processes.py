@@ -432,7 +432,7 @@ def test_non_ascii_digits_are_usage_errors_not_crashes(workspace: Path) -> None:
 HOT_COMMANDS = {  # Typer command path -> the lean path's (valued options, flags)
     ("learning", "list"): ("_LIST_OPTIONS", "_LIST_FLAGS"),
     ("learning", "inject"): ("_INJECT_OPTIONS", "_INJECT_FLAGS"),
-    ("learning", "search"): ("_SEARCH_OPTIONS", "_SEARCH_FLAGS"),
+    ("learning", "search"): ("_LEARNING_SEARCH_OPTIONS", "_SEARCH_FLAGS"),
     ("search",): ("_SEARCH_OPTIONS", "_SEARCH_FLAGS"),
 }
 # What the lean path leaves to the full CLI on purpose: help, and the unified search's
@@ -462,3 +462,29 @@ def test_every_option_of_a_hot_command_is_in_the_lean_table(command: tuple[str, 
     }
     valued, flags = (getattr(entry, table) for table in HOT_COMMANDS[command])
     assert typer_options - set(valued) - set(flags) - FULL_CLI_ONLY == set()
+    # ...and the other way: the lean path never accepts what Typer would refuse.
+    assert set(valued) | set(flags) <= typer_options
+
+
+@pytest.mark.parametrize("command", [("learning", "inject"), ("learning", "search"), ("search",)])
+def test_the_old_min_confidence_is_a_hidden_alias_in_both_tables(command: tuple[str, ...]) -> None:
+    """`--min-confidence` (0.1.0's name of `--min-helpfulness`) is still accepted by both
+    routes, hidden from help, and the lean path reads it as the deprecated name."""
+    import typer.main
+    from typer.core import TyperGroup
+
+    from orbit_learnings import entry
+    from orbit_learnings.cli.app import app
+
+    click_command = typer.main.get_command(app)
+    for name in command:
+        assert isinstance(click_command, TyperGroup), name
+        click_command = click_command.commands[name]
+    by_name = {option: param for param in click_command.params for option in param.opts}
+    assert getattr(by_name["--min-confidence"], "hidden", False) is True
+    assert getattr(by_name["--min-helpfulness"], "hidden", False) is False
+    valued = getattr(entry, HOT_COMMANDS[command][0])
+    assert (valued["--min-helpfulness"], valued["--min-confidence"]) == (
+        "min_helpfulness",
+        "min_confidence",
+    )

@@ -16,6 +16,7 @@ from orbit_learnings.index import build as index
 from orbit_learnings.index import rows
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import Changes, update_learning
 from orbit_learnings.store.workspace import Workspace
 from tests.testing import git, wait_until_settled
 
@@ -95,7 +96,7 @@ def test_git_checkout_that_changes_a_yaml_is_seen_by_the_next_list(git_repo: Pat
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-qm", "one")
     git(git_repo, "checkout", "-qb", "feature")
-    store.update_learning(ws, "L-0001", store.Changes(summary="version two", paths=["web/**"]))
+    update_learning(ws, "L-0001", Changes(summary="version two", paths=["web/**"]))
     git(git_repo, "commit", "-qam", "two")
     assert ids(queries.list_learnings(ws, Scope(["web/app.ts"]))) == ["L-0001"]
     git(git_repo, "checkout", "-q", "main")
@@ -207,7 +208,7 @@ def test_index_mirrors_the_spec_table(workspace: Path) -> None:
 def test_ranking_uses_votes_then_priority(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = Workspace(workspace)
     add(ws, "a"), add(ws, "b"), add(ws, "c")
-    store.update_learning(ws, "L-0002", store.Changes(priority=5))
+    update_learning(ws, "L-0002", Changes(priority=5))
     store.add_vote(ws, "L-0003", "claude", "T-1")
     assert ids(queries.list_learnings(ws)) == ["L-0003", "L-0002", "L-0001"]
     monkeypatch.setenv("ORBIT_LEARNING_VOTE_HALF_LIFE_DAYS", "0")
@@ -303,7 +304,7 @@ def test_full_text_rows_follow_a_changed_learning(workspace: Path) -> None:
     add(ws, "unrelated lesson")
     _settle(ws)
     assert [h.id for h in queries.search_text(ws, "zebra").hits] == ["L-0001"]
-    store.update_learning(ws, "L-0001", store.Changes(summary="retries need a yak backoff"))
+    update_learning(ws, "L-0001", Changes(summary="retries need a yak backoff"))
     assert queries.search_text(ws, "zebra").hits == []
     assert [h.id for h in queries.search_text(ws, "yak").hits] == ["L-0001"]
     with sqlite3.connect(ws.index_path) as conn:

@@ -20,6 +20,7 @@ from orbit_learnings.core.scope import Scope
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import setup
 from orbit_learnings.store.allocation import refuse_legacy_layout
+from orbit_learnings.store.changes import Changes, supersede, update_learning
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -119,7 +120,7 @@ def test_update_keeps_hand_edited_file_byte_for_byte_outside_changed_keys(worksp
     path = store.learning_file(ws, "L-0001")
     path.parent.mkdir(parents=True)
     path.write_text(HAND_EDITED)
-    store.update_learning(ws, "L-0001", store.Changes(priority=3))
+    update_learning(ws, "L-0001", Changes(priority=3))
     after = path.read_text().splitlines()
     before = HAND_EDITED.splitlines()
     changed = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
@@ -130,12 +131,10 @@ def test_update_keeps_hand_edited_file_byte_for_byte_outside_changed_keys(worksp
 def test_update_replaces_lists_and_appends_evidence(workspace: Path) -> None:
     ws = Workspace(workspace)
     add(ws, paths=["a/**"], tags=["x"], evidence=[Evidence("task", "T-1")])
-    updated = store.update_learning(
+    updated = update_learning(
         ws,
         "L-0001",
-        store.Changes(
-            paths=["b/**"], add_evidence=[Evidence("task", "T-1"), Evidence("commit", "ff")]
-        ),
+        Changes(paths=["b/**"], add_evidence=[Evidence("task", "T-1"), Evidence("commit", "ff")]),
     )
     assert updated.paths == ("b/**",)
     assert updated.tags == ("x",)
@@ -147,7 +146,7 @@ def test_update_bumps_updated_at_but_not_created_at(workspace: Path) -> None:
     path = store.learning_file(ws, "L-0001")
     path.parent.mkdir(parents=True)
     path.write_text(HAND_EDITED)
-    learning = store.update_learning(ws, "L-0001", store.Changes(summary="New words"))
+    learning = update_learning(ws, "L-0001", Changes(summary="New words"))
     assert learning.created_at == "2026-05-09T18:00:00Z"
     assert learning.updated_at > "2026-05-09T18:00:00Z"
     assert learning.summary == "New words"
@@ -156,12 +155,12 @@ def test_update_bumps_updated_at_but_not_created_at(workspace: Path) -> None:
 def test_update_of_unknown_or_invalid_learning_fails_cleanly(workspace: Path) -> None:
     ws = Workspace(workspace)
     with pytest.raises(NotFound):
-        store.update_learning(ws, "L-0009", store.Changes(summary="x"))
+        update_learning(ws, "L-0009", Changes(summary="x"))
     path = store.learning_file(ws, "L-0001")
     path.parent.mkdir(parents=True)
     path.write_text("id: L-0001\nstatus: [unclosed\n")
     with pytest.raises(ValidationFailed, match=r"learning.yaml:[23]: invalid YAML"):
-        store.update_learning(ws, "L-0001", store.Changes(summary="x"))
+        update_learning(ws, "L-0001", Changes(summary="x"))
     assert path.read_text() == "id: L-0001\nstatus: [unclosed\n"
 
 
@@ -169,13 +168,13 @@ def test_update_with_nothing_to_change_is_a_usage_error(workspace: Path) -> None
     ws = Workspace(workspace)
     add(ws)
     with pytest.raises(UsageError):
-        store.update_learning(ws, "L-0001", store.Changes())
+        update_learning(ws, "L-0001", Changes())
 
 
 def test_supersede_links_both_records(workspace: Path) -> None:
     ws = Workspace(workspace)
     add(ws), add(ws)
-    old, new = store.supersede(ws, "L-0001", "L-0002")
+    old, new = supersede(ws, "L-0001", "L-0002")
     assert (old.status, old.superseded_by) == ("superseded", "L-0002")
     assert new.supersedes == "L-0001"
     assert old.updated_at == new.updated_at
@@ -197,10 +196,10 @@ def test_supersede_refusals(
     ws = Workspace(workspace)
     add(ws), add(ws), add(ws)
     for a, b in setup:
-        store.supersede(ws, a, b)
+        supersede(ws, a, b)
     snapshot = {i: store.learning_file(ws, i).read_text() for i in store.bundle_ids(ws)}
     with pytest.raises(OrbitError, match=message):
-        store.supersede(ws, old, new)
+        supersede(ws, old, new)
     assert snapshot == {i: store.learning_file(ws, i).read_text() for i in store.bundle_ids(ws)}
 
 
@@ -208,10 +207,10 @@ def test_rerunning_supersede_completes_a_one_sided_link(workspace: Path) -> None
     """A crash between the two writes leaves NEW pointing at OLD; re-running finishes it."""
     ws = Workspace(workspace)
     add(ws), add(ws)
-    store.update_learning(ws, "L-0002", store.Changes(summary="New"))
+    update_learning(ws, "L-0002", Changes(summary="New"))
     path = store.learning_file(ws, "L-0002")
     path.write_text(path.read_text().replace("supersedes: null", "supersedes: L-0001"))
-    old, _ = store.supersede(ws, "L-0001", "L-0002")
+    old, _ = supersede(ws, "L-0001", "L-0002")
     assert old.status == "superseded"
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from orbit_learnings.core.errors import NotFound, UsageError
 from orbit_learnings.store import feedback, levels
-from orbit_learnings.store.feedback import Confidence
+from orbit_learnings.store.feedback import Helpfulness
 from orbit_learnings.store.workspace import Workspace
 from tests.testing import add_learning
 
@@ -79,15 +79,20 @@ def test_bad_rows_become_located_problems() -> None:
     assert "'helpful' must be true or false" in problems[1].message
 
 
-def test_no_feedback_file_means_the_starting_confidence(workspace: Path) -> None:
-    assert feedback.summarise(Workspace(workspace), "L-0001") == Confidence(0.5, 0, 0)
+def test_no_feedback_file_means_the_starting_helpfulness(workspace: Path) -> None:
+    assert feedback.summarise(Workspace(workspace), "L-0001") == Helpfulness(0.5, 0, 0)
 
 
-def test_record_appends_a_row_and_returns_the_new_confidence(workspace: Path) -> None:
+def test_record_appends_a_row_and_returns_the_new_helpfulness(workspace: Path) -> None:
     ws = Workspace(workspace)
     learning_id = add_learning(workspace)
-    confidence = feedback.record(ws, learning_id, helpful=True, task_id=" T-1 ", model=" claude ")
-    assert confidence.to_dict() == {"confidence": 0.55, "times_helpful": 1, "times_not_helpful": 0}
+    found = feedback.record(ws, learning_id, helpful=True, task_id=" T-1 ", model=" claude ")
+    assert found.to_dict() == {
+        "helpfulness": 0.55,
+        "confidence": 0.55,  # the 0.1.0 key, kept one version
+        "times_helpful": 1,
+        "times_not_helpful": 0,
+    }
     (line,) = (ws.bundle_dir(learning_id) / "feedback.jsonl").read_text().splitlines()
     stored = json.loads(line)
     assert {k: stored[k] for k in ("learning_id", "task_id", "model", "helpful")} == {
@@ -103,17 +108,17 @@ def test_a_changed_verdict_for_the_same_task_replaces_the_old_one(workspace: Pat
     learning_id = add_learning(workspace)
     feedback.record(ws, learning_id, helpful=True, task_id="T-1", model=None)
     again = feedback.record(ws, learning_id, helpful=False, task_id="T-1", model="")
-    assert again == Confidence(0.4, 0, 1)
+    assert again == Helpfulness(0.4, 0, 1)
     rows = (ws.bundle_dir(learning_id) / "feedback.jsonl").read_text().splitlines()
     assert [json.loads(r)["model"] for r in rows] == [None, None]
 
 
-def test_confidence_for_reads_each_learning(workspace: Path) -> None:
+def test_helpfulness_for_reads_each_learning(workspace: Path) -> None:
     ws = Workspace(workspace)
     first, second = add_learning(workspace), add_learning(workspace, "Other")
     feedback.record(ws, second, helpful=False, task_id="T", model=None)
-    result = feedback.confidence_for(ws, [first, second])
-    assert {k: v.confidence for k, v in result.items()} == {first: 0.5, second: 0.4}
+    result = feedback.helpfulness_for(ws, [first, second])
+    assert {k: v.helpfulness for k, v in result.items()} == {first: 0.5, second: 0.4}
 
 
 def test_record_refuses_a_blank_task_and_an_unknown_learning(workspace: Path) -> None:
@@ -135,7 +140,7 @@ def test_markers_in_agent_output_are_recorded(workspace: Path) -> None:
         f"LEARNING_NOT_HELPFUL:{two}, and LEARNING_HELPFUL: L-0404 and learning_helpful: {two}"
     )
     report = feedback.record_from_output(ws, output, "T-9", "claude")
-    assert [(r["id"], r["helpful"], r["confidence"]) for r in report.recorded] == [
+    assert [(r["id"], r["helpful"], r["helpfulness"]) for r in report.recorded] == [
         (one, True, 0.55),
         (two, False, 0.4),
     ]

@@ -22,13 +22,11 @@ from orbit_learnings.cli.commands import (
     curation,
     editing,
     exchange,
-    hooks,
+    finding,
     maintenance,
     org,
-    push,
     records,
-    search,
-    serve,
+    surfaces,
 )
 from orbit_learnings.cli.output import fail, report_failure, wants_json
 from orbit_learnings.cli.state import STATE
@@ -121,14 +119,14 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (learning_app, "restore", editing.restore_command),
     (learning_app, "supersede", records.supersede_command),
     (learning_app, "upvote", records.upvote_command),
-    (learning_app, "search", search.search_command),
-    (learning_app, "feedback", search.feedback_command),
+    (learning_app, "search", finding.search_command),
+    (learning_app, "feedback", finding.feedback_command),
     (learning_app, "sync", maintenance.sync_command),
     (learning_app, "refresh", maintenance.refresh_command),
     (learning_app, "migrate-layout", maintenance.migrate_layout_command),
     (learning_app, "embed", maintenance.embed_command),
-    (learning_app, "inject", push.inject_command),
-    (learning_app, "stats", push.stats_command),
+    (learning_app, "inject", finding.inject_command),
+    (learning_app, "stats", finding.stats_command),
     (learning_app, "context", exchange.context_command),
     (learning_app, "export", exchange.export_command),
     (learning_app, "import", exchange.import_command),
@@ -152,23 +150,23 @@ _COMMANDS: list[tuple[typer.Typer, str, Callable[..., Any]]] = [
     (org_app, "fetch", org.fetch_command),
     (org_app, "update", org.update_command),
     (org_app, "check", org.check_command),
-    (hooks_app, "install", hooks.hooks_install_command),
-    (hooks_app, "uninstall", hooks.hooks_uninstall_command),
-    (app, "mcp", serve.mcp_command),
-    (app, "doctor", serve.doctor_command),
-    (app, "dashboard", serve.dashboard_command),
+    (hooks_app, "install", surfaces.hooks_install_command),
+    (hooks_app, "uninstall", surfaces.hooks_uninstall_command),
+    (app, "mcp", surfaces.mcp_command),
+    (app, "doctor", surfaces.doctor_command),
+    (app, "dashboard", surfaces.dashboard_command),
 ]
 for group, command_name, function in _COMMANDS:
     group.command(command_name)(function)
 app.command("search", context_settings={"allow_interspersed_args": True})(
-    search.unified_search_command
+    finding.unified_search_command
 )
 for integration in integrations.every():
     if integration.has_hook:
         hook_app.command(
             integration.name,
             context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-        )(hooks.hook_command_for(integration))
+        )(surfaces.hook_command_for(integration))
 app.add_typer(learning_app, name="learning")
 learning_app.add_typer(drafts_app, name="drafts")
 app.add_typer(hook_app, name="hook")

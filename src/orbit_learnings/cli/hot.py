@@ -30,6 +30,19 @@ if TYPE_CHECKING:
     from orbit_learnings.core.results import Hit
 
 FORMATS = ("reminder", "json", "markdown")
+OLD_MIN_HELPFULNESS = "--min-confidence"  # its name in 0.1.0: "confidence" is a match's now
+
+
+def resolve_min_helpfulness(new: float | None, old: float | None) -> float | None:
+    """`--min-helpfulness`, or the same threshold given by its deprecated name, which still
+    works and says once on stderr that it is deprecated (stdout, a script's, is untouched).
+    Agents' hooks never take the option, so they never print the note."""
+    if old is None:
+        return new
+    if new is not None:
+        raise UsageError(f"{OLD_MIN_HELPFULNESS} is the old name of --min-helpfulness: pass one")
+    warn(f"{OLD_MIN_HELPFULNESS} is deprecated; use --min-helpfulness (the same threshold)")
+    return old
 
 
 def do_list(
@@ -73,7 +86,7 @@ def do_search(
     include_all: bool,
     limit: int,
     explain: bool,
-    min_confidence: float | None,
+    min_helpfulness: float | None,
     level: str,
     weak: bool,
     json_out: bool,
@@ -90,7 +103,7 @@ def do_search(
         include_all=include_all,
         limit=limit,
         explain=explain,
-        min_confidence=min_confidence,
+        min_helpfulness=min_helpfulness,
         level=level,
     )
     warn_problems(result.warnings)
@@ -123,7 +136,7 @@ def do_inject(
     max_tokens: int | None,
     output_format: str,
     feedback_hint: bool,
-    min_confidence: float | None = None,
+    min_helpfulness: float | None = None,
     include_stale: bool = False,
 ) -> int:
     if output_format not in FORMATS:
@@ -151,7 +164,7 @@ def do_inject(
         render=render,
         layer="inject",
         trigger={**scope.to_dict(), "task_file": task_file},
-        min_confidence=min_confidence,
+        min_helpfulness=min_helpfulness,
         task_text=task_text,
         include_stale=include_stale,
     )
@@ -164,7 +177,7 @@ def do_inject(
 
 def _say_which_are_weak(head: str, shown: list[Hit]) -> None:
     """On stderr: a terminal's table marks each weak match itself; a pipe's stdout is
-    exactly `ID<TAB>summary`, so the line names them and their confidence."""
+    exactly `ID<TAB>summary`, so the line names them and their match confidence."""
     weak = [h for h in shown if not h.confident]
     if not weak or (is_terminal() and head == "weak matches"):
         return
@@ -178,7 +191,7 @@ def do_hook(name: str, root: str | None, flags: list[str]) -> int:
 
     # A hook answers within milliseconds on every call an agent makes; loading the
     # embedding model (the semantic extra) costs about half a second a call. Hooks match
-    # by words (BM25 and the confidence gate) unless ORBIT_SEMANTIC=1 asks for vectors.
+    # by words (BM25 and the match-confidence gate) unless ORBIT_SEMANTIC=1 asks for vectors.
     os.environ.setdefault(SEMANTIC_ENV, "0")
     integration = integrations.find(name)
     if integration is None or not integration.has_hook:

@@ -62,9 +62,16 @@ WeakFlag = Annotated[
     ),
 ]
 
-MinConfidenceOpt = Annotated[
-    float | None, typer.Option("--min-confidence", help="Skip learnings below this confidence.")
+MinHelpfulnessOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--min-helpfulness",
+        help="Skip learnings whose helpfulness (from feedback, 0.1-1.0, 0.5 unrated) is below X.",
+        metavar="X",
+    ),
 ]
+# The 0.1.0 name of --min-helpfulness, hidden: it still works and says it is deprecated.
+OldMinHelpfulnessOpt = Annotated[float | None, typer.Option("--min-confidence", hidden=True)]
 SpecScopeOpt = Annotated[
     list[str] | None, typer.Option("--scope", help="paths=a,b or tags=x,y (spec form).")
 ]

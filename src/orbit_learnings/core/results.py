@@ -111,7 +111,7 @@ class Result:
     def __init__(self, hits: list[Hit], warnings: list[Problem]) -> None:
         self.hits = hits
         self.warnings = warnings
-        self.weakest_left_out: Hit | None = None  # the best hit a confidence cut dropped
+        self.weakest_left_out: Hit | None = None  # the best hit the match-confidence cut dropped
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"results": [h.to_dict() for h in self.hits]}
@@ -133,7 +133,7 @@ class Detail:
 
 class Scored:
     """How one learning matched one free-text query (`retrieval.scoring` makes them): what
-    ranking, the confidence model and `--explain` read of the match itself."""
+    ranking, the match-confidence model and `--explain` read of the match itself."""
 
     __slots__ = (
         "bm25",

@@ -158,12 +158,12 @@ def _escaped(path: str, *, first: bool) -> str:
 def rewrite_scope(ws: Workspace, learning_id: str, renames: Sequence[Rename]) -> Learning | None:
     """Put each renamed glob's new form in the learning's scope, through the store's edit
     (only the paths' lines change, comments stay); None when none of them is there any more."""
-    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.changes import Changes, update_with
 
     mapping = {r.old: r.new for r in renames}
 
-    def renamed(current: Learning) -> store.Changes | None:  # read under the store lock
+    def renamed(current: Learning) -> Changes | None:  # read under the store lock
         paths = [mapping.get(path.strip(), path) for path in current.paths]
-        return None if paths == list(current.paths) else store.Changes(paths=paths)
+        return None if paths == list(current.paths) else Changes(paths=paths)
 
-    return store.update_with(ws, learning_id, renamed)
+    return update_with(ws, learning_id, renamed)

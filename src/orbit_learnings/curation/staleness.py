@@ -285,6 +285,6 @@ def follow_renames(ws: Workspace, report: StaleReport) -> list[str]:
 def archive(ws: Workspace, report: StaleReport) -> list[str]:
     """Archive stale learnings: `status: archived`, kept on disk for history, with why
     (`archived_reason`), through the same door as `orbit learning archive`."""
-    from orbit_learnings.store import bundles as store
+    from orbit_learnings.store.changes import archive_learning
 
-    return [store.archive_learning(ws, s.id, f"stale: {s.describe()}").id for s in report.stale]
+    return [archive_learning(ws, s.id, f"stale: {s.describe()}").id for s in report.stale]

@@ -1,10 +1,10 @@
 """Feedback counts kept in the index, so that ranking reads rows instead of sidecar files.
 
 A bundle's `feedback.jsonl` is summarised (times helpful, times not helpful, and the
-confidence they give: `store.feedback`) when the index loads the bundle, and again
+helpfulness they give: `store.feedback`) when the index loads the bundle, and again
 for the learnings a query ranks whose file changed since: one `stat` each, the way
 votes are kept fresh. Learnings without a feedback file have no row (and the
-starting confidence). Stdlib only at import time: the parser is imported when a
+starting helpfulness). Stdlib only at import time: the parser is imported when a
 file changed.
 """
 
@@ -17,8 +17,8 @@ from orbit_learnings.index.freshness import current_signatures, file_signature
 from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
-START = 0.5  # `store.feedback.START`: the confidence of a learning nobody has rated
-Counts = tuple[float, int, int]  # confidence, times helpful, times not helpful
+START = 0.5  # `store.feedback.START`: the helpfulness of a learning nobody has rated
+Counts = tuple[float, int, int]  # helpfulness, times helpful, times not helpful
 NONE: Counts = (START, 0, 0)
 
 
@@ -30,7 +30,7 @@ def read(ws: Workspace, folder: str) -> tuple[str, Counts]:
     from orbit_learnings.store.feedback import summarise
 
     found = summarise(ws, folder)  # read after the stat: a later append is seen next time
-    return storable, (found.confidence, found.times_helpful, found.times_not_helpful)
+    return storable, (found.helpfulness, found.times_helpful, found.times_not_helpful)
 
 
 def insert(conn: sqlite3.Connection, folder: str, signature: str, counts: Counts) -> None:
@@ -38,7 +38,7 @@ def insert(conn: sqlite3.Connection, folder: str, signature: str, counts: Counts
         conn.execute("INSERT INTO feedback VALUES (?,?,?,?,?)", (folder, signature, *counts))
 
 
-def confidences(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> dict[str, Counts]:
+def counts_for(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> dict[str, Counts]:
     """Counts of each of these learnings as of their files right now: stored rows, and a
     re-read of the few files whose stat differs from the one stored."""
     stored: dict[str, tuple[str, Counts]] = {}
@@ -47,7 +47,7 @@ def confidences(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> dict
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows = plain.execute(
-            "SELECT learning_id, signature, confidence, helpful, not_helpful FROM feedback"
+            "SELECT learning_id, signature, helpfulness, helpful, not_helpful FROM feedback"
             f" WHERE learning_id IN ({','.join('?' * len(chunk))})",
             chunk,
         )

@@ -12,7 +12,7 @@ import sqlite3
 
 from orbit_learnings.store.workspace import Workspace
 
-INDEX_SCHEMA_VERSION = "14"
+INDEX_SCHEMA_VERSION = "15"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -70,7 +70,7 @@ CREATE VIRTUAL TABLE learnings_trigram USING fts5(
     id UNINDEXED, summary, body, tags, tokenize = 'trigram'
 );
 CREATE TABLE feedback (learning_id TEXT PRIMARY KEY, signature TEXT NOT NULL,
-                       confidence REAL NOT NULL, helpful INTEGER NOT NULL,
+                       helpfulness REAL NOT NULL, helpful INTEGER NOT NULL,
                        not_helpful INTEGER NOT NULL);
 """
 

@@ -162,7 +162,7 @@ class AgentHook(Integration):
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         """The entry in the settings file, then the entry run for real (`dryrun`)."""
-        from orbit_learnings.integrations import dryrun, hookfiles
+        from orbit_learnings.integrations import hookfiles
 
         path = self.settings_path(ws)
         label = f"{self.name} hook"
@@ -176,10 +176,30 @@ class AgentHook(Integration):
             return [Check(label, "fail", exc.message)]
         if not commands:
             return [Check(label, "skip", f"no orbit entry in {self.settings}")]
-        if not all(hookfiles.is_guarded(c) for c in commands):
-            found = Check(label, "warn", f"{self.settings} runs orbit unguarded: {commands[0]}")
+        runs = f"{self.settings} runs"
+        return self.entry_checks(ws, commands, sample_path, guarded=runs, unguarded=runs)
+
+    def entry_checks(
+        self,
+        ws: Workspace,
+        commands: list[str],
+        sample_path: str | None,
+        *,
+        guarded: str,
+        unguarded: str,
+    ) -> list[Check]:
+        """Doctor's verdict on the orbit entries found (at least one) in an agent's settings,
+        whatever file holds them: a warning unless every one is guarded (a bare `orbit` fails
+        the agent's tool call on a teammate's machine without it), then the first run for
+        real. `guarded` and `unguarded` name where the entries are, as the subject and verb
+        of the check's message ("config.toml runs")."""
+        from orbit_learnings.integrations import dryrun, hookfiles
+
+        label = f"{self.name} hook"
+        if all(hookfiles.is_guarded(c) for c in commands):
+            found = Check(label, "ok", f"{guarded} `{self.command}` (guarded)")
         else:
-            found = Check(label, "ok", f"{self.settings} runs `{self.command}` (guarded)")
+            found = Check(label, "warn", f"{unguarded} orbit unguarded: {commands[0]}")
         return [found, dryrun.check(self.name, self.probe, ws, commands[0], sample_path)]
 
 

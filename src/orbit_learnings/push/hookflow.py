@@ -11,7 +11,7 @@ module returns in its own output field. The flow:
 - a subagent starting: the learnings for the files its parent named in its task
   (`handoff` finds that task in the parent's transcript);
 - the user's prompt: the learnings for the files it names, and those its words match
-  confidently (the search's confidence gate); nothing when neither.
+  confidently (the search's match-confidence gate); nothing when neither.
 
 Every event of one agent context shares one dedup set and one session cap: a learning
 shown at the prompt is not shown again when the file is read.

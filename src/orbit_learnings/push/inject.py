@@ -139,7 +139,7 @@ def select(
     trigger: dict[str, object] | None = None,
     cwd: str | None = None,
     record: bool = True,
-    min_confidence: float | None = None,
+    min_helpfulness: float | None = None,
     task_text: str = "",
     exclude: Collection[str] = (),
     resolved: Sequence[RepoPath] = (),
@@ -163,11 +163,11 @@ def select(
         from orbit_learnings.retrieval.anchors import judge_hits
 
         ranked = judge_hits(ws, ranked, include_stale=include_stale)
-    if min_confidence is not None:
-        from orbit_learnings.store.feedback import confidence_for
+    if min_helpfulness is not None:
+        from orbit_learnings.store.feedback import helpfulness_for
 
-        scores = confidence_for(ws, [h.id for h in ranked])
-        ranked = [h for h in ranked if scores[h.id].confidence >= min_confidence]
+        scores = helpfulness_for(ws, [h.id for h in ranked])
+        ranked = [h for h in ranked if scores[h.id].helpfulness >= min_helpfulness]
     ranked = tasks.shortlist(ranked, per_file=bool(resolved))
     dropped: dict[str, int] = {}
     ranked = _org_share(ranked, per_call, dropped)

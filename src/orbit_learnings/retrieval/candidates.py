@@ -80,7 +80,7 @@ class TextCandidates:
             self.profile = confidence.query_profile(match, self.profile)
             ids = combined.contenders(scored, self.keep, self.weights)
             refresh_votes(index.conn, store_ws, ids)
-            self.feedback.update(feedback.confidences(index.conn, store_ws, ids))
+            self.feedback.update(feedback.counts_for(index.conn, store_ws, ids))
             if self.keep is not None and len(ids) > self.keep:
                 ids = self._best(index.conn, ids, scored)
             found = reads.hits(index.conn, ids, self.statuses, score=self.scorer)
@@ -111,6 +111,6 @@ class TextCandidates:
     ) -> tuple[float, float, str, float, dict[str, float], float]:
         """What `combined.parts` takes for one learning, in its order; the moment is the
         query's, so a contender is scored alike in the cut and in the result."""
-        confidence = self.feedback[learning_id][0]  # every contender's was read
+        helpfulness = self.feedback[learning_id][0]  # every contender's was read
         relevance = scored[learning_id].relevance
-        return relevance, vote_score, updated_at, confidence, self.weights, self.scorer.moment
+        return relevance, vote_score, updated_at, helpfulness, self.weights, self.scorer.moment

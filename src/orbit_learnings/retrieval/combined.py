@@ -3,7 +3,7 @@
     score = text * relevance
           + votes * (1 - exp(-vote_score / 3))      # decayed votes, saturating
           + recency * max(0, 1 - age_days / 30)     # fades over 30 days
-          + helpfulness * (confidence - 0.5) * 2    # feedback, -0.8 .. +1
+          + helpfulness * (helpfulness - 0.5) * 2   # feedback, -0.8 .. +1
 
 (weights from `scoring.weights_from`). Because each tie-breaker's range is known, a
 candidate that cannot place is recognised before any of its rows is read.
@@ -71,7 +71,7 @@ def parts(
     relevance: float,
     vote_score: float,
     updated_at: str,
-    confidence: float,
+    helpfulness: float,
     weights: dict[str, float],
     now: float | None = None,
 ) -> tuple[float, float, float, float]:
@@ -80,7 +80,7 @@ def parts(
         weights["text"] * relevance,
         weights["votes"] * (1.0 - math.exp(-vote_score / 3.0)),
         weights["recency"] * recency_bonus(updated_at, now),
-        weights["helpfulness"] * (confidence - 0.5) * 2.0,
+        weights["helpfulness"] * (helpfulness - 0.5) * 2.0,
     )
 
 

@@ -215,7 +215,7 @@ def search_text(
     status: str | None = "active",
     include_all: bool = False,
     limit: int | None = 20,
-    min_confidence: float | None = None,
+    min_helpfulness: float | None = None,
     explain: bool = False,
     level: str | None = "all",
     confident_only: bool = False,
@@ -235,16 +235,16 @@ def search_text(
     statuses = parse_status(status, include_all=include_all)
     weights = search.weights_from(config.load(ws))
     # Rows are loaded only for the candidates that can still finish among the first
-    # `limit` (+1: the last one's confidence looks at the one after it); a feedback
-    # threshold looks at every candidate.
-    keep = limit + 1 if limit is not None and limit > 0 and min_confidence is None else None
+    # `limit` (+1: the last one's match confidence looks at the one after it); a
+    # helpfulness threshold looks at every candidate.
+    keep = limit + 1 if limit is not None and limit > 0 and min_helpfulness is None else None
     found = TextCandidates(text, statuses, tags, config.glossary(ws), weights, keep)
     view = OrgView(ws)
     for store_ws in _stores(ws, level, found.warnings):
         found.collect(store_ws, functools.partial(_hidden_by, view, ws=store_ws))
     hits = found.hits
-    if min_confidence is not None:
-        hits = [h for h in hits if found.feedback[h.id][0] >= min_confidence]
+    if min_helpfulness is not None:
+        hits = [h for h in hits if found.feedback[h.id][0] >= min_helpfulness]
     for hit in hits:
         scored = found.matched[hit.id]
         parts = found.parts[hit.id]
@@ -338,7 +338,7 @@ def full_records(ws: Workspace, status: str | None = "active") -> list[dict[str,
 
 
 def _with_feedback(ws: Workspace, record: dict[str, Any]) -> dict[str, Any]:
-    """Confidence from the feedback sidecar and the store's level, beside the record."""
+    """Helpfulness from the feedback sidecar and the store's level, beside the record."""
     from orbit_learnings.store.feedback import summarise
 
     record.update(summarise(ws, record["id"]).to_dict())

@@ -67,7 +67,7 @@ class TextMatch:
         self, conn: sqlite3.Connection, scored: dict[str, Scored], ids: Sequence[str]
     ) -> None:
         """Set `summary` (the share of the query's weight in the one-line summary) of the
-        learnings returned: only the confidence of a result reads it, and finding every
+        learnings returned: only the match confidence of a result reads it, and finding every
         summary that holds a word most of the store holds cost a search ~1 ms at 10,000."""
         if self.evidence is not None:
             self.evidence.summarise(conn, scored, ids)

@@ -1,9 +1,10 @@
 """The `feedback.jsonl` sidecar: was a learning helpful in a task? (issue: search)
 
 One row per learning, task and model; the latest answer for that key stands.
-Confidence is derived when read, never written into the YAML, so git diffs
+Helpfulness is derived when read, never written into the YAML, so git diffs
 stay about content: start 0.5, +0.05 per helpful, -0.10 per not helpful,
-clamped to [0.1, 1.0].
+clamped to [0.1, 1.0]. It was called "confidence" in 0.1.0; that word now means only
+a search's match confidence, and the old JSON key stays beside the new one for one version.
 
 Like `votes.jsonl`, a busy file is compacted, never capped: when a mark finds it past
 half the readers' bound, it is rewritten with the latest row of each (task, model), the
@@ -31,29 +32,30 @@ START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
 MARKER = re.compile(rf"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({ids.ID_IN_TEXT})")
 
 
-class Confidence:
-    """A learning's feedback. A plain class: every search reads it, and `dataclasses`
-    would cost that process the import of `inspect`."""
+class Helpfulness:
+    """A learning's feedback: how helpful agents said it was. A plain class: every search
+    reads it, and `dataclasses` would cost that process the import of `inspect`."""
 
-    __slots__ = ("confidence", "times_helpful", "times_not_helpful")
+    __slots__ = ("helpfulness", "times_helpful", "times_not_helpful")
 
-    def __init__(self, confidence: float, times_helpful: int, times_not_helpful: int) -> None:
-        self.confidence = confidence
+    def __init__(self, helpfulness: float, times_helpful: int, times_not_helpful: int) -> None:
+        self.helpfulness = helpfulness
         self.times_helpful = times_helpful
         self.times_not_helpful = times_not_helpful
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Confidence) and self.to_dict() == other.to_dict()
+        return isinstance(other, Helpfulness) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
         return hash(tuple(self.to_dict().values()))
 
     def __repr__(self) -> str:
-        return f"Confidence({self.confidence}, {self.times_helpful}, {self.times_not_helpful})"
+        return f"Helpfulness({self.helpfulness}, {self.times_helpful}, {self.times_not_helpful})"
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "confidence": self.confidence,
+            "helpfulness": self.helpfulness,
+            "confidence": self.helpfulness,  # the 0.1.0 name; drop after the next release
             "times_helpful": self.times_helpful,
             "times_not_helpful": self.times_not_helpful,
         }
@@ -161,12 +163,12 @@ def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
     return parse_rows(text, learning_id, path)[0]
 
 
-def summarise(ws: Workspace, learning_id: str) -> Confidence:
+def summarise(ws: Workspace, learning_id: str) -> Helpfulness:
     rows = _read_rows(ws, learning_id)
     if rows is None:
-        return Confidence(START, 0, 0)
+        return Helpfulness(START, 0, 0)
     helpful, unhelpful = rows.counts()
-    return Confidence(score(helpful, unhelpful), helpful, unhelpful)
+    return Helpfulness(score(helpful, unhelpful), helpful, unhelpful)
 
 
 def last_helpful(ws: Workspace, learning_id: str) -> str | None:
@@ -207,14 +209,14 @@ def _exists_as_file(path: str) -> bool:
     return True
 
 
-def confidence_for(ws: Workspace, ids: Iterable[str]) -> dict[str, Confidence]:
+def helpfulness_for(ws: Workspace, ids: Iterable[str]) -> dict[str, Helpfulness]:
     """Read at query time for the matched set only (a handful of small files)."""
     return {learning_id: summarise(ws, learning_id) for learning_id in ids}
 
 
 def record(
     ws: Workspace, learning_id: str, *, helpful: bool, task_id: str, model: str | None
-) -> Confidence:
+) -> Helpfulness:
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.fileops import append_line, file_lock, regular_size
     from orbit_learnings.store.votes import refuse_long
@@ -274,10 +276,10 @@ def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None
         if learning_id not in known.setdefault(home.root_dir, set(bundles.bundle_ids(home))):
             report.unknown.append(learning_id)
             continue
-        confidence = record(
+        found = record(
             home, learning_id, helpful=verdict == "HELPFUL", task_id=task_id, model=model
         )
         report.recorded.append(
-            {"id": learning_id, "helpful": verdict == "HELPFUL", **confidence.to_dict()}
+            {"id": learning_id, "helpful": verdict == "HELPFUL", **found.to_dict()}
         )
     return report

@@ -15,7 +15,7 @@ from orbit_learnings.core.model import Learning
 from orbit_learnings.core.timestamps import now_iso
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.allocation import store_lock
-from orbit_learnings.store.bundles import Edit
+from orbit_learnings.store.changes import Edit, edit_keys
 from orbit_learnings.store.workspace import Workspace
 
 NONE = "none"  # what `--supersedes none` / `--superseded-by none` clear a link with
@@ -102,4 +102,4 @@ def _write(ws: Workspace, plan: Plan) -> list[Learning]:
     merged: dict[str, list[Edit]] = {}
     for learning, edits in plan:
         merged.setdefault(learning.id, []).extend(edits)
-    return [store.edit_keys(ws, lid, edits, stamp) for lid, edits in merged.items() if edits]
+    return [edit_keys(ws, lid, edits, stamp) for lid, edits in merged.items() if edits]

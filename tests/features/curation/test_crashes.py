@@ -29,12 +29,13 @@ for name in ("mkdir", "open", "write", "fsync", "replace", "unlink", "rmdir"):
     setattr(os, name, dying(getattr(os, name)))
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.store import bundles
+from orbit_learnings.store.changes import Changes, update_learning
 from orbit_learnings.store.workspace import Workspace
 ws = Workspace(sys.argv[1])
 if sys.argv[3] == "add":
     bundles.create_learning(ws, bundles.NewLearning("Killed lesson", Scope(["k/**"])))
 else:
-    bundles.update_learning(ws, "L-0001", bundles.Changes(summary="Edited lesson"))
+    update_learning(ws, "L-0001", Changes(summary="Edited lesson"))
 print("finished", count[0])
 """
 

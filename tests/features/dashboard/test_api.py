@@ -13,7 +13,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from orbit_learnings.integrations.dashboard.app import build_app
-from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import Changes, update_learning
 from orbit_learnings.store.workspace import Workspace
 from tests.testing import CliRunner, dashboard_app
 
@@ -233,7 +233,7 @@ def test_staleness_follows_a_change_to_the_store(client: TestClient, example: Pa
         return {r["id"] for r in rows if r["stale"]}
 
     assert "L-0003" in stale_ids()
-    store.update_learning(Workspace(example), "L-0003", store.Changes(paths=["db/**"]))
+    update_learning(Workspace(example), "L-0003", Changes(paths=["db/**"]))
     pending = client.get("/api/learnings", params={"limit": 50}).json()["stats"]
     assert pending["stale_pending"] is True  # answered at once, with the last known report
     settle(client)

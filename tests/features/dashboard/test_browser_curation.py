@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import archive_learning
 from orbit_learnings.store.workspace import Workspace
 from tests.features.dashboard.conftest import TOKEN, needs_chromium, start_dashboard
 from tests.features.dashboard.twins import (
@@ -85,7 +85,7 @@ def test_archive_changes_what_prune_archive_changes(
     open_view(page, server, "open=L-0012")
     page.click("[data-testid=archive]")
     assert page.inner_text(CHANGED).endswith(".orbit/learnings/L-0012/learning.yaml")
-    store.archive_learning(Workspace(twin), "L-0012")  # what `prune --archive` calls
+    archive_learning(Workspace(twin), "L-0012")  # what `prune --archive` calls
     assert differing_files(example, twin) == []
     assert learning_data(example, "L-0012")["status"] == "archived"
     assert "L-0012" not in row_ids(page)
@@ -125,7 +125,7 @@ def test_bulk_add_tag_then_bulk_archive(page: Any, example: Path, twin: Path) ->
     page.wait_for_selector("[data-testid=row][data-id=L-0009]", state="detached")
     assert "L-0009/learning.yaml" in page.inner_text("[data-testid=bulk-message]")
     for learning_id in ("L-0007", "L-0009"):
-        store.archive_learning(Workspace(twin), learning_id)
+        archive_learning(Workspace(twin), learning_id)
     assert differing_files(example, twin) == []
     assert not {"L-0007", "L-0009"} & set(row_ids(page))
     session = page.inner_text("[data-testid=session-changes]")  # what to commit, in one place
@@ -167,8 +167,9 @@ def test_the_url_holds_the_view_and_history_walks_it(page: Any, browser: Any, se
     assert row_ids(page) == shown
 
 
-def test_every_filter_of_a_pasted_link_is_restored(page: Any, server: str) -> None:
-    query = "q=migration&tag=database&status=all&low_confidence=1&never_injected=1&unused=1&sort=id"
+@pytest.mark.parametrize("low", ["low_helpfulness", "low_confidence"])  # and its 0.1.0 name
+def test_every_filter_of_a_pasted_link_is_restored(page: Any, server: str, low: str) -> None:
+    query = f"q=migration&tag=database&status=all&{low}=1&never_injected=1&unused=1&sort=id"
     page.goto(f"{server}/?{query}")
     page.wait_for_selector("[data-testid=empty], [data-testid=row]")
     assert page.input_value("[data-testid=search]") == "migration"
@@ -319,7 +320,7 @@ def test_a_reviewers_session_end_to_end(
 
     cli(twin, "learning", "update", "L-0008", "--path", "services/billing/**")
     cli(twin, "learning", "supersede", "L-0013", "--with", "L-0003")
-    store.archive_learning(Workspace(twin), "L-0009")
+    archive_learning(Workspace(twin), "L-0009")
     assert differing_files(example, twin) == []
 
     link = urlsplit(page.url).query

@@ -52,6 +52,30 @@ def test_sort_by_confidence_and_low_confidence_filter(client: TestClient, exampl
     assert ids(client, low_confidence=1) == ["L-0007"]
 
 
+def test_sort_and_filter_by_helpfulness_the_names_that_replaced_confidence(
+    client: TestClient, example: Path
+) -> None:
+    """Feedback's number is `helpfulness` (a row's `match_confidence` is the search's);
+    the 0.1.0 names answer the same for one more version."""
+    ws = Workspace(example)
+    for task in ("a", "b"):
+        feedback.record(ws, "L-0007", helpful=False, task_id=task, model="claude")
+    feedback.record(ws, "L-0004", helpful=True, task_id="a", model="claude")
+    assert ids(client, sort="-helpfulness") == ids(client, sort="-confidence")
+    assert ids(client, sort="-helpfulness")[0] == "L-0004"
+    assert ids(client, sort="helpfulness")[0] == "L-0007"
+    assert ids(client, low_helpfulness=1) == ["L-0007"]
+    rows = client.get("/api/learnings", params={"q": "migration"}).json()["results"]
+    assert rows and all(r["helpfulness"] == r["confidence"] for r in rows)
+    assert all("match_confidence" in r for r in rows)
+    detail = client.get("/api/learnings/L-0007").json()
+    assert detail["helpfulness"] == detail["confidence"] == 0.3
+    spec = client.get("/openapi.json").json()
+    listed = {p["name"]: p for p in spec["paths"]["/api/learnings"]["get"]["parameters"]}
+    assert "low_helpfulness" in listed and listed["low_confidence"].get("deprecated") is True
+    assert client.get("/api/learnings", params={"sort": "-trust"}).status_code == 400
+
+
 def test_path_and_tag_narrow_together(client: TestClient) -> None:
     assert set(ids(client, path="db/")) == {"L-0002", "L-0013"}
     assert set(ids(client, tag="migrations")) == {"L-0002"}

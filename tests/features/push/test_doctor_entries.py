@@ -5,6 +5,7 @@ a file that has learnings: a venv install whose orbit is gone, an entry that can
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,57 @@ def test_an_agent_without_a_probe_gets_a_skipped_dry_run(scoped: Path) -> None:
     agent = AgentHook()
     check = dryrun.check("new", agent.probe, Workspace(scoped), "true", "billing/invoice.py")
     assert (check.name, check.status) == ("new dry run", "skip")
+
+
+GUARDED_COMMAND = re.compile(r"command -v orbit[^\"]*?\|\| true|if \[ -x [^\"]*?\|\| true; fi")
+UNGUARDED = {  # where orbit's entry lives -> what doctor names it by, in both messages
+    "gemini": (
+        [".gemini/settings.json"],
+        ".gemini/settings.json runs",
+        ".gemini/settings.json runs",
+    ),
+    "codex": ([".codex/hooks.json"], ".codex/hooks.json runs", ".codex/hooks.json runs"),
+    "codex-toml": (
+        [".codex/config.toml"],
+        ".codex/config.toml [hooks] run",
+        ".codex/config.toml runs",
+    ),
+    "kiro": (
+        [".kiro/agents/orbit.json"],
+        ".kiro/agents/orbit.json run",
+        ".kiro/agents/orbit.json run",
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(UNGUARDED))
+def test_an_unguarded_entry_is_a_warning_for_every_kind_of_settings_file(
+    scoped: Path, orbit: CliRunner, where: str
+) -> None:
+    """A bare `orbit hook NAME` fails the agent's tool call on a teammate's machine without
+    orbit (Copilot denies it): doctor says so, for JSON settings, Codex's config.toml and
+    Kiro's agent files alike, and says "guarded" only of a guarded entry."""
+    agent = where.removesuffix("-toml")
+    if where == "codex-toml":
+        (scoped / ".codex").mkdir()
+        theirs = '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "./a.sh"\n'
+        (scoped / ".codex/config.toml").write_text(theirs)  # the project keeps hooks here
+    assert orbit("hooks", "install", agent).code == 0
+    files, says_guarded, says_unguarded = UNGUARDED[where]
+    checks = {c["name"]: c for c in orbit("doctor", "--json").json()["checks"]}
+    found = checks[f"{agent} hook"]
+    assert (found["status"], found["message"]) == (
+        "ok",
+        f"{says_guarded} `orbit hook {agent}` (guarded)",
+    )
+    for name in files:
+        text = (scoped / name).read_text()
+        bare, count = GUARDED_COMMAND.subn(f"orbit hook {agent}", text)
+        assert count, text
+        (scoped / name).write_text(bare)
+    checks = {c["name"]: c for c in orbit("doctor", "--json").json()["checks"]}
+    found = checks[f"{agent} hook"]
+    assert (found["status"], found["message"]) == (
+        "warn",
+        f"{says_unguarded} orbit unguarded: orbit hook {agent}",
+    )

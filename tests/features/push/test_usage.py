@@ -16,7 +16,7 @@ import pytest
 
 from orbit_learnings.core.timestamps import format_ts
 from orbit_learnings.push import usage
-from orbit_learnings.store import bundles
+from orbit_learnings.store.changes import archive_learning, supersede
 from orbit_learnings.store.workspace import Workspace
 from tests.testing import CliRunner, add_learning, git
 
@@ -73,8 +73,8 @@ def store(workspace: Path) -> dict[str, str]:
     mark(workspace, ids["helpful_taken_back"], 20, helpful=True)
     mark(workspace, ids["helpful_taken_back"], 10, helpful=False)  # same task and model
     ws = Workspace(workspace)
-    bundles.archive_learning(ws, ids["archived"])
-    bundles.supersede(ws, ids["superseded"], ids["replacement"])
+    archive_learning(ws, ids["archived"])
+    supersede(ws, ids["superseded"], ids["replacement"])
     inject(workspace, ids["replacement"], 1)
     return ids
 

@@ -106,19 +106,27 @@ def test_weights_come_from_config(workspace: Path, orbit: CliRunner) -> None:
     assert bad.code == 1 and "unknown or non-numeric search weight" in bad.err
 
 
-def test_feedback_confidence_and_latest_answer_stands(workspace: Path, orbit: CliRunner) -> None:
+def test_feedback_helpfulness_and_latest_answer_stands(workspace: Path, orbit: CliRunner) -> None:
     add(orbit, "Timeouts on every HTTP call", "--tag", "http")
     orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T1", "--model", "claude")
     orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T2", "--model", "claude")
-    orbit("learning", "feedback", "L-0001", "--not-helpful", "--task", "T3")
+    said = orbit("learning", "feedback", "L-0001", "--not-helpful", "--task", "T3")
+    assert said.out == "L-0001: helpfulness 0.50\n"
     shown = orbit("learning", "show", "L-0001", "--json").json()
     assert (shown["times_helpful"], shown["times_not_helpful"]) == (2, 1)
-    assert shown["confidence"] == pytest.approx(0.5 + 0.1 - 0.1)
+    assert shown["helpfulness"] == pytest.approx(0.5 + 0.1 - 0.1)
     orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T3")  # changes its mind
     shown = orbit("learning", "show", "L-0001", "--json").json()
-    assert (shown["times_helpful"], shown["times_not_helpful"], shown["confidence"]) == (3, 0, 0.65)
+    assert (shown["times_helpful"], shown["times_not_helpful"], shown["helpfulness"]) == (
+        3,
+        0,
+        0.65,
+    )
+    assert shown["confidence"] == shown["helpfulness"]  # the 0.1.0 key, kept one version
+    marked = orbit("learning", "feedback", "L-0001", "--helpful", "--task", "T4", "--json").json()
+    assert marked["helpfulness"] == marked["confidence"] == 0.7
     yaml_text = (workspace / ".orbit/learnings/L-0001/learning.yaml").read_text()
-    assert "confidence" not in yaml_text
+    assert "confidence" not in yaml_text and "helpfulness" not in yaml_text
 
 
 def test_confidence_is_clamped() -> None:
@@ -172,19 +180,69 @@ def test_feedback_needs_a_task_and_a_verdict(workspace: Path, orbit: CliRunner) 
     assert orbit("learning", "feedback", "L-0001", "--task", "T").code == 2
 
 
-def test_min_confidence_filters_search_and_inject(workspace: Path, orbit: CliRunner) -> None:
+def test_min_helpfulness_filters_search_and_inject(workspace: Path, orbit: CliRunner) -> None:
     add(orbit, "Use the outbox for email", "--path", "notify/**")
     add(orbit, "Email templates live in notify/templates", "--path", "notify/**")
     for task in ("T1", "T2", "T3"):
         orbit("learning", "feedback", "L-0002", "--not-helpful", "--task", task)
     assert set(ids(orbit("learning", "search", "email", "--json"))) == {"L-0001", "L-0002"}
-    assert ids(orbit("learning", "search", "email", "--min-confidence", "0.4", "--json")) == [
+    assert ids(orbit("learning", "search", "email", "--min-helpfulness", "0.4", "--json")) == [
         "L-0001"
     ]
     injected = orbit(
-        "learning", "inject", "--path", "notify/x.py", "--min-confidence", "0.4", "--format", "json"
+        "learning",
+        "inject",
+        "--path",
+        "notify/x.py",
+        "--min-helpfulness",
+        "0.4",
+        "--format",
+        "json",
     )
     assert [h["id"] for h in injected.json()["learnings"]] == ["L-0001"]
+    assert "--min-helpfulness" in orbit("learning", "search", "--help").out
+
+
+DEPRECATED = "--min-confidence is deprecated; use --min-helpfulness"
+
+
+@pytest.mark.parametrize("route", ["typer", "lean"])
+def test_min_confidence_still_works_says_it_is_deprecated_and_is_hidden(
+    workspace: Path, orbit: CliRunner, capsys: pytest.CaptureFixture[str], route: str
+) -> None:
+    """The 0.1.0 name of --min-helpfulness: the same answer on stdout, one line on stderr,
+    by the full CLI and by the lean path alike; giving both names is a usage error."""
+    from orbit_learnings import entry
+
+    def run(*args: str) -> Outcome:
+        if route == "typer":
+            return orbit(*args)
+        capsys.readouterr()
+        code, lean = entry._answer(["--root", str(workspace), *args])
+        captured = capsys.readouterr()
+        assert lean, args  # answered without Typer
+        return Outcome(code, captured.out, captured.err)
+
+    add(orbit, "Use the outbox for email", "--path", "notify/**")
+    add(orbit, "Email templates live in notify/templates", "--path", "notify/**")
+    for task in ("T1", "T2", "T3"):
+        orbit("learning", "feedback", "L-0002", "--not-helpful", "--task", task)
+    for command in (
+        ("learning", "search", "email", "--json"),
+        ("search", "email", "--json"),
+        ("learning", "inject", "--path", "notify/x.py", "--format", "json"),
+    ):
+        new, old = (
+            run(*command, "--min-helpfulness", "0.4"),
+            run(*command, "--min-confidence", "0.4"),
+        )
+        assert new.code == old.code == 0, old.err
+        assert old.out == new.out and "L-0002" not in old.out and "L-0001" in old.out
+        assert new.err == "" and old.err.count("\n") == 1 and DEPRECATED in old.err, old.err
+        both = run(*command, "--min-helpfulness", "0.4", "--min-confidence", "0.4")
+        assert both.code == 2 and "old name of --min-helpfulness" in both.err
+    assert "--min-confidence" not in orbit("learning", "search", "--help").out
+    assert "--min-confidence" not in orbit("learning", "inject", "--help").out
 
 
 def test_near_duplicate_add_suggests_upvote(workspace: Path, orbit: CliRunner) -> None:

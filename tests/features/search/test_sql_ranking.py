@@ -253,7 +253,7 @@ def test_feedback_is_read_from_the_index_until_its_file_changes(
         feedback.record(own_store, target.id, helpful=False, task_id=f"new-{n}", model="m")
     after = queries.search_text(own_store, "kafka consumer offset", limit=None, explain=True).hits
     changed = next(h for h in after if h.id == target.id)
-    expected = feedback.summarise(own_store, target.id).confidence
+    expected = feedback.summarise(own_store, target.id).helpfulness
     assert changed.explain is not None and target.explain is not None
     assert changed.explain["helpfulness"] == round(0.02 * (expected - 0.5) * 2, 6)
     lowered, before = changed.explain["helpfulness"], target.explain["helpfulness"]

@@ -244,7 +244,7 @@ def approve_command(
     Example:
       orbit learning approve L-0007 L-0008 && git commit -am "approve two"
     """
-    from orbit_learnings.store.bundles import set_status
+    from orbit_learnings.store.changes import set_status
 
     ws = STATE.workspace()
     done = [set_status(ws, i, "active", from_statuses=("proposed",)).id for i in learning_ids]
@@ -265,7 +265,7 @@ def reject_command(
     Example:
       orbit learning reject L-0009
     """
-    from orbit_learnings.store.bundles import remove_proposal
+    from orbit_learnings.store.changes import remove_proposal
 
     ws = STATE.workspace()
     for learning_id in learning_ids:

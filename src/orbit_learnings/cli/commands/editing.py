@@ -2,7 +2,7 @@
 
 Every change goes through the store's edit (only the changed keys' lines are rewritten);
 links change on both sides at once (`store.links`), and archiving takes the same door
-as `prune --archive` and the dashboard (`store.archive_learnings`).
+as `prune --archive` and the dashboard (`store.changes.archive_learnings`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,12 @@ from orbit_learnings.cli.state import STATE
 from orbit_learnings.core.errors import UsageError
 from orbit_learnings.core.model import Learning
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import (
+    Changes,
+    archive_learnings,
+    restore_learnings,
+    update_learning,
+)
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -107,7 +113,7 @@ def update_command(
 
     ws = STATE.workspace_for(learning_id)
     learning_id = learning_id.strip()
-    changes = store.Changes(
+    changes = Changes(
         summary=summary,
         body=_body(body, body_file),
         paths=_globs(ws, path),
@@ -123,7 +129,7 @@ def update_command(
     links = (supersedes, superseded_by)
     if changes.is_empty() and links == (None, None):
         raise UsageError("nothing to update: pass at least one of --summary, --body, --path, ...")
-    learning = None if changes.is_empty() else store.update_learning(ws, learning_id, changes)
+    learning = None if changes.is_empty() else update_learning(ws, learning_id, changes)
     relinked = _relink(ws, learning_id, supersedes, superseded_by)
     _report(ws, learning_id, learning, relinked, json_out=json_out)
 
@@ -198,7 +204,7 @@ def archive_command(
       orbit learning archive L-0004 L-0007
     """
     ws = _one_store(learning_ids)
-    done = store.archive_learnings(ws, [i.strip() for i in learning_ids], reason)
+    done = archive_learnings(ws, [i.strip() for i in learning_ids], reason)
     if json_out:
         emit_json({"archived": [learning.to_dict() for learning in done]})
         return
@@ -215,7 +221,7 @@ def restore_command(learning_ids: IdsArg, *, json_out: JsonFlag = False) -> None
       orbit learning restore L-0004
     """
     ws = _one_store(learning_ids)
-    done = store.restore_learnings(ws, [i.strip() for i in learning_ids])
+    done = restore_learnings(ws, [i.strip() for i in learning_ids])
     if json_out:
         emit_json({"restored": [learning.to_dict() for learning in done]})
         return

@@ -289,7 +289,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
     from orbit_learnings.core.errors import NotFound
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.index.reads import evidence_of_active
-    from orbit_learnings.store import bundles
+    from orbit_learnings.store.changes import mark_replaced
     from orbit_learnings.store.org.pin import repo_name
 
     mine = repo_name(ws) + ":"
@@ -301,7 +301,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
             ref = str(item.get("ref", ""))
             if item.get("kind") == "learning" and ref.startswith(mine):
                 try:
-                    if bundles.mark_replaced(ws, ref.removeprefix(mine), org_id):
+                    if mark_replaced(ws, ref.removeprefix(mine), org_id):
                         marked.append((ref.removeprefix(mine), org_id))
                 except NotFound:
                     continue

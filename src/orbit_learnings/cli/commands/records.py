@@ -41,6 +41,7 @@ from orbit_learnings.core.model import Evidence, parse_evidence
 from orbit_learnings.core.scope import Scope
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import supersede, supersede_from_elsewhere
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -292,7 +293,7 @@ def supersede_command(
         return
     if ws != STATE.workspace_for(new_id):
         raise UsageError("learnings of two different stores cannot supersede each other")
-    old, new = store.supersede(ws, old_id.strip(), new_id.strip())
+    old, new = supersede(ws, old_id.strip(), new_id.strip())
     if json_out:
         emit_json({"old": old.to_dict(), "new": new.to_dict()})
     else:
@@ -303,7 +304,7 @@ def _supersede_org(org: Workspace, old_id: str, new_id: str, *, json_out: bool) 
     """An org learning replaced here: the project learning records it; the org's file,
     shared by every subscriber, is never touched."""
     old = store.read_learning(org, old_id)
-    new = store.supersede_from_elsewhere(STATE.workspace(), old, new_id)
+    new = supersede_from_elsewhere(STATE.workspace(), old, new_id)
     if json_out:
         emit_json({"old": old.to_dict() | {"level": "org"}, "new": new.to_dict()})
     else:

@@ -13,7 +13,7 @@ from functools import partial
 from orbit_learnings.core.anchors.locate import MOVED, OK, CodeText, locate
 from orbit_learnings.core.model import Learning
 from orbit_learnings.retrieval.anchors import AnchorState
-from orbit_learnings.store import bundles
+from orbit_learnings.store.changes import Changes, update_with
 from orbit_learnings.store.workspace import Workspace, read_workspace_text
 
 
@@ -51,7 +51,7 @@ def apply_moves(ws: Workspace, states: Sequence[AnchorState]) -> list[Move]:
             by_learning.setdefault(state.learning_id, []).append(state)
     for learning_id, moved in by_learning.items():
         applied: list[AnchorState] = []
-        bundles.update_with(ws, learning_id, partial(_moved, moved=moved, applied=applied))
+        update_with(ws, learning_id, partial(_moved, moved=moved, applied=applied))
         done += planned_moves(applied)
     return done
 
@@ -71,7 +71,7 @@ def _still_there(ws: Workspace, state: AnchorState, files: dict[str, CodeText | 
 
 def _moved(
     current: Learning, *, moved: list[AnchorState], applied: list[AnchorState]
-) -> bundles.Changes | None:
+) -> Changes | None:
     """The anchors as read under the store lock, with each still-recorded move applied
     (the file may have changed since the index saw it); None when none applies."""
     anchors = list(current.anchors)
@@ -80,4 +80,4 @@ def _moved(
             where = state.location
             anchors[state.position] = state.anchor.moved_to(where.path, where.start, where.end)
             applied.append(state)
-    return bundles.Changes(anchors=anchors) if applied else None
+    return Changes(anchors=anchors) if applied else None

@@ -166,7 +166,6 @@ class Codex(AgentHook):
         import tomllib
 
         from orbit_learnings.core.errors import OrbitError
-        from orbit_learnings.integrations import dryrun, hookfiles
         from orbit_learnings.integrations.base import Check
         from orbit_learnings.integrations.codex import configtoml
 
@@ -179,11 +178,13 @@ class Codex(AgentHook):
             return [Check(label, "fail", exc.message)]
         if not commands:
             return [Check(label, "skip", f"no orbit entry in {CONFIG_TOML}")]
-        if not all(hookfiles.is_guarded(c) for c in commands):
-            found = Check(label, "warn", f"{CONFIG_TOML} runs orbit unguarded: {commands[0]}")
-        else:
-            found = Check(label, "ok", f"{CONFIG_TOML} [hooks] run `{self.command}` (guarded)")
-        return [found, dryrun.check(self.name, self.probe, ws, commands[0], sample_path)]
+        return self.entry_checks(
+            ws,
+            commands,
+            sample_path,
+            guarded=f"{CONFIG_TOML} [hooks] run",
+            unguarded=f"{CONFIG_TOML} runs",
+        )
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         """The entry, and whether a Codex config in reach switches hooks off."""

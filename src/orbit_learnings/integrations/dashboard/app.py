@@ -26,7 +26,7 @@ from orbit_learnings.core.errors import NotFound, OrbitError
 from orbit_learnings.core.ids import STATUSES, is_learning_id
 from orbit_learnings.curation.stalecache import StaleCache, StaleView
 from orbit_learnings.integrations.dashboard import listing
-from orbit_learnings.integrations.dashboard.facts import Confidences, InjectionLog, Unused
+from orbit_learnings.integrations.dashboard.facts import Helpfulness, InjectionLog, Unused
 from orbit_learnings.integrations.dashboard.http import error
 from orbit_learnings.integrations.dashboard.openapi import OPENAPI, TOKEN_HEADER
 from orbit_learnings.integrations.dashboard.writes import Writes, changed_file
@@ -78,7 +78,7 @@ class Api:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.stale_cache = StaleCache(ws)
-        self.confidences = Confidences(ws)
+        self.helpfulness = Helpfulness(ws)
         self.injections = InjectionLog(ws)
         self.unused = Unused(ws, self.injections)
 
@@ -107,7 +107,7 @@ class Api:
     def list_learnings(self, request: Request) -> Response:  # sync: run in a worker thread
         query = listing.parse_query(request)
         overview, stale = self.stats()
-        facts = listing.Facts(stale.reasons, self.confidences, self.injections, self.unused)
+        facts = listing.Facts(stale.reasons, self.helpfulness, self.injections, self.unused)
         try:
             facts.unused_days = self.unused.days() if query.unused else None
             rows, matching = listing.page_rows(self.ws, query, facts)

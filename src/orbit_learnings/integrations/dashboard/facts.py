@@ -1,6 +1,6 @@
 """Store-wide facts the page filters and sorts on, kept between requests.
 
-A list page may sort thousands of learnings by confidence or keep only the ones no
+A list page may sort thousands of learnings by helpfulness or keep only the ones no
 agent was shown lately. Both facts live in files that change rarely compared with how
 often the page asks: each feedback sidecar is re-read only when its stat changes, and
 the injection log (append-only) is read on from where the last request stopped.
@@ -24,12 +24,12 @@ from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.levels import for_id, stores
 from orbit_learnings.store.workspace import Workspace
 
-LOW_CONFIDENCE = START  # below where every learning starts: more unhelpful than helpful
+LOW_HELPFULNESS = START  # below where every learning starts: more unhelpful than helpful
 RECENT_DAYS = 30  # `orbit learning stats`' default window for "never injected"
 
 
-class Confidences:
-    """Feedback confidence by learning ID; a sidecar is re-read only when its stat moved."""
+class Helpfulness:
+    """Helpfulness (from feedback) by learning ID; a sidecar is re-read only when its stat moved."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -43,7 +43,7 @@ class Confidences:
         for learning_id in wanted:
             if learning_id not in found:  # personal learnings: few, read directly
                 ws = for_id(self.ws, learning_id)
-                found[learning_id] = summarise(ws, learning_id).confidence
+                found[learning_id] = summarise(ws, learning_id).helpfulness
         return found
 
     def _project(self, ids: list[str]) -> dict[str, float]:
@@ -55,7 +55,7 @@ class Confidences:
                 if known is not None and known[0] == sig:
                     found[learning_id] = known[1]
                     continue
-                value = START if sig == "-" else summarise(self.ws, learning_id).confidence
+                value = START if sig == "-" else summarise(self.ws, learning_id).helpfulness
                 found[learning_id] = value
                 if sig == "-" or not is_racy(int(sig), freshness.clock_ns()):
                     self._known[learning_id] = (sig, value)

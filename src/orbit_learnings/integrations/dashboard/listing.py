@@ -18,13 +18,18 @@ from orbit_learnings.core.ids import LEVEL_CHOICES, STATUS_CHOICES
 from orbit_learnings.core.results import Hit
 from orbit_learnings.core.scope import Scope, tag_name
 from orbit_learnings.integrations.dashboard.facts import (
-    LOW_CONFIDENCE,
-    Confidences,
+    LOW_HELPFULNESS,
+    Helpfulness,
     InjectionLog,
     Unused,
 )
 from orbit_learnings.integrations.dashboard.http import flag_param, int_param
-from orbit_learnings.integrations.dashboard.openapi import DEFAULT_LIMIT, MAX_LIMIT, SORTS
+from orbit_learnings.integrations.dashboard.openapi import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    OLD_SORTS,
+    SORTS,
+)
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store.workspace import Workspace
 
@@ -39,7 +44,7 @@ class ListQuery:
     status: str = "active"
     level: str = "all"  # project, user, org or all
     stale: bool = False
-    low_confidence: bool = False
+    low_helpfulness: bool = False
     never_injected: bool = False
     unused: bool = False
     sort: str = "rank"
@@ -55,7 +60,8 @@ def parse_query(request: Request) -> ListQuery:
     level = params.get("level") or "all"
     if level not in LEVEL_CHOICES:
         raise HTTPException(400, f"level must be one of {', '.join(LEVEL_CHOICES)}")
-    sort = params.get("sort") or "rank"
+    # `sort=confidence` and `low_confidence`: the 0.1.0 names, honoured one more version
+    sort = OLD_SORTS.get(params.get("sort") or "rank", params.get("sort") or "rank")
     if sort not in SORTS:
         raise HTTPException(400, f"sort must be one of {', '.join(SORTS)}")
     return ListQuery(
@@ -65,7 +71,8 @@ def parse_query(request: Request) -> ListQuery:
         status=status,
         level=level,
         stale=flag_param(request, "stale"),
-        low_confidence=flag_param(request, "low_confidence"),
+        low_helpfulness=flag_param(request, "low_helpfulness")
+        or flag_param(request, "low_confidence"),
         never_injected=flag_param(request, "never_injected"),
         unused=flag_param(request, "unused"),
         sort=sort,
@@ -76,11 +83,11 @@ def parse_query(request: Request) -> ListQuery:
 
 @dataclass
 class Facts:
-    """The caches a list page reads: stale reasons (last known), confidence, injections,
+    """The caches a list page reads: stale reasons (last known), helpfulness, injections,
     and what nobody used lately (`unused_days` is its window when the filter is on)."""
 
     stale: dict[str, list[str]]
-    confidences: Confidences
+    helpfulness: Helpfulness
     injections: InjectionLog
     unused: Unused
     unused_days: int | None = None
@@ -116,7 +123,7 @@ def _with_tags(hits: list[Hit], query: ListQuery) -> list[Hit]:
 
 
 def narrowed(hits: list[Hit], query: ListQuery, facts: Facts) -> list[Hit]:
-    """The fact filters: stale (as last computed), low confidence, never injected lately,
+    """The fact filters: stale (as last computed), low helpfulness, never injected lately,
     unused (no injection, vote or helpful mark in the team's window); and the level."""
     if query.level != "all":
         hits = [h for h in hits if h.level == query.level]
@@ -128,21 +135,21 @@ def narrowed(hits: list[Hit], query: ListQuery, facts: Facts) -> list[Hit]:
     if query.never_injected:
         recent = facts.injections.recent()
         hits = [h for h in hits if h.status == "active" and h.id not in recent]
-    if query.low_confidence:
-        confidence = facts.confidences.of(h.id for h in hits)
-        hits = [h for h in hits if confidence[h.id] < LOW_CONFIDENCE]
+    if query.low_helpfulness:
+        helpfulness = facts.helpfulness.of(h.id for h in hits)
+        hits = [h for h in hits if helpfulness[h.id] < LOW_HELPFULNESS]
     return hits
 
 
-def ordered(hits: list[Hit], sort: str, confidences: Confidences) -> list[Hit]:
+def ordered(hits: list[Hit], sort: str, helpfulness: Helpfulness) -> list[Hit]:
     """Sorted by one column (`-` first: descending); ties keep the rank order."""
     column = sort.lstrip("-")
     if column == "rank":
         return hits
     descending = sort.startswith("-")
-    if column == "confidence":
-        confidence = confidences.of(h.id for h in hits)
-        return sorted(hits, key=lambda h: confidence[h.id], reverse=descending)
+    if column == "helpfulness":
+        found = helpfulness.of(h.id for h in hits)
+        return sorted(hits, key=lambda h: found[h.id], reverse=descending)
     if column == "votes":
         return sorted(hits, key=lambda h: h.vote_count, reverse=descending)
     if column == "updated":
@@ -152,13 +159,14 @@ def ordered(hits: list[Hit], sort: str, confidences: Confidences) -> list[Hit]:
 
 def page_rows(ws: Workspace, query: ListQuery, facts: Facts) -> tuple[list[dict[str, object]], int]:
     """The page's rows as JSON objects, and how many rows match in all."""
-    hits = ordered(narrowed(matching_hits(ws, query), query, facts), query.sort, facts.confidences)
+    hits = ordered(narrowed(matching_hits(ws, query), query, facts), query.sort, facts.helpfulness)
     page = hits[query.offset : query.offset + query.limit]
-    confidence = facts.confidences.of(h.id for h in page)
+    helpfulness = facts.helpfulness.of(h.id for h in page)
     rows = [
         {
             **h.to_dict(),
-            "confidence": confidence[h.id],
+            "helpfulness": helpfulness[h.id],
+            "confidence": helpfulness[h.id],  # the 0.1.0 name; drop after the next release
             "stale": facts.stale.get(h.id, []),
         }
         for h in page

@@ -12,8 +12,9 @@ DEFAULT_LIMIT = 50
 # "rank" is the lookup's (or the search's) own order; a leading "-" sorts descending
 SORTS = (
     "rank",
-    *(f"{sign}{c}" for c in ("id", "votes", "confidence", "updated") for sign in ("", "-")),
+    *(f"{sign}{c}" for c in ("id", "votes", "helpfulness", "updated") for sign in ("", "-")),
 )
+OLD_SORTS = {"confidence": "helpfulness", "-confidence": "-helpfulness"}  # 0.1.0's names
 
 
 _LEARNING_ROW = {
@@ -27,7 +28,8 @@ _LEARNING_ROW = {
         "updated_at": {"type": "string"},
         "status": {"type": "string"},
         "vote_count": {"type": "integer"},
-        "confidence": {"type": "number"},
+        "helpfulness": {"type": "number"},  # from feedback: 0.1-1.0, 0.5 when unrated
+        "confidence": {"type": "number", "deprecated": True},  # helpfulness's 0.1.0 name
         "match_confidence": {"type": "number"},  # text search only
         "confident": {"type": "boolean"},  # text search only: reaches the threshold
         "score": {"type": "number"},
@@ -115,9 +117,8 @@ OPENAPI: dict[str, Any] = {
                         "description": "Only learnings of this store: project, user or org",
                     },
                     _flag("stale", "Only learnings the last staleness check found stale"),
-                    _flag(
-                        "low_confidence", "Only learnings whose feedback confidence is below 0.5"
-                    ),
+                    _flag("low_helpfulness", "Only learnings whose helpfulness is below 0.5"),
+                    {**_flag("low_confidence", "low_helpfulness's 0.1.0 name"), "deprecated": True},
                     _flag("never_injected", "Only active learnings not injected in 30 days"),
                     _flag(
                         "unused",
@@ -175,7 +176,7 @@ OPENAPI: dict[str, Any] = {
         },
         "/api/learnings/{learning_id}": {
             "get": {
-                "summary": "One learning in full: votes, confidence, staleness, injections, files",
+                "summary": "One learning in full: votes, helpfulness, staleness, injections, files",
                 "parameters": [_ID],
                 "responses": {
                     "200": _json({"type": "object"}, "The record"),

@@ -1,8 +1,8 @@
 """The page's changes: edit, upvote, archive, supersede and bulk actions.
 
-Each one calls the very function the CLI command calls (`store.update_learning` as
-`orbit learning update`, `store.add_vote` as `upvote`, `store.supersede` as
-`supersede`, `store.archive_learning` as `prune --archive`), with paths read as the
+Each one calls the very function the CLI command calls (`edits.update_learning` as
+`orbit learning update`, `store.add_vote` as `upvote`, `edits.supersede` as
+`supersede`, `edits.archive_learning` as `prune --archive`), with paths read as the
 CLI reads them from the repository's root, so a file changed from the page is the
 file the terminal would have written. Every answer names the files that changed,
 repo-relative, because the reviewer commits them next.
@@ -31,6 +31,7 @@ from orbit_learnings.integrations.dashboard.http import (
     string_list,
 )
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store import changes as edits
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE
 from orbit_learnings.store.levels import for_id
 from orbit_learnings.store.workspace import Workspace, scope_glob
@@ -53,13 +54,13 @@ def edit(project: Workspace, learning_id: str, body: dict[str, Any]) -> dict[str
     paths = string_list(body, "paths")
     if paths is not None and ws.level == "project":  # as typed at the root: repo-relative
         paths = [scope_glob(ws, raw, cwd=ws.root_dir) for raw in paths]
-    changes = store.Changes(
+    changes = edits.Changes(
         summary=string_field(body, "summary"),
         body=string_field(body, "body"),
         paths=paths,
         tags=string_list(body, "tags"),
     )
-    learning = store.update_learning(ws, learning_id, changes)
+    learning = edits.update_learning(ws, learning_id, changes)
     return {"learning": learning.to_dict(), "changed": [changed_file(ws, learning_id)]}
 
 
@@ -77,7 +78,7 @@ def archive(project: Workspace, learning_id: str) -> dict[str, Any]:
     """What `orbit learning prune --archive` does to each learning it archives."""
     ws = for_id(project, learning_id)
     before = store.read_learning(ws, learning_id).status
-    learning = store.archive_learning(ws, learning_id)
+    learning = edits.archive_learning(ws, learning_id)
     changed = [changed_file(ws, learning_id)] if before != learning.status else []
     return {"learning": learning.to_dict(), "changed": changed}
 
@@ -85,7 +86,7 @@ def archive(project: Workspace, learning_id: str) -> dict[str, Any]:
 def approve(project: Workspace, learning_id: str) -> dict[str, Any]:
     """`orbit learning approve ID`: a proposal becomes active."""
     ws = for_id(project, learning_id)
-    learning = store.set_status(ws, learning_id, "active", from_statuses=("proposed",))
+    learning = edits.set_status(ws, learning_id, "active", from_statuses=("proposed",))
     return {"learning": learning.to_dict(), "changed": [changed_file(ws, learning_id)]}
 
 
@@ -93,7 +94,7 @@ def reject(project: Workspace, learning_id: str) -> dict[str, Any]:
     """`orbit learning reject ID`: a proposal's bundle is deleted (git keeps the history)."""
     ws = for_id(project, learning_id)
     changed = changed_file(ws, learning_id)
-    store.remove_proposal(ws, learning_id)
+    edits.remove_proposal(ws, learning_id)
     return {"id": learning_id, "changed": [changed]}
 
 
@@ -102,7 +103,7 @@ def supersede(project: Workspace, old_id: str, new_id: str) -> dict[str, Any]:
     ws = for_id(project, old_id)
     if ws != for_id(project, new_id):
         raise UsageError("a project learning and a personal one cannot supersede each other")
-    old, new = store.supersede(ws, old_id, new_id)
+    old, new = edits.supersede(ws, old_id, new_id)
     changed = [changed_file(ws, new.id), changed_file(ws, old.id)]
     return {"old": old.to_dict(), "new": new.to_dict(), "changed": changed}
 
@@ -113,12 +114,12 @@ def add_tag(project: Workspace, learning_id: str, tag: str) -> dict[str, Any]:
     once both land."""
     ws = for_id(project, learning_id)
 
-    def with_tag(current: Learning) -> store.Changes | None:
+    def with_tag(current: Learning) -> edits.Changes | None:
         if tag_name(tag).casefold() in {tag_name(t).casefold() for t in current.tags}:
             return None
-        return store.Changes(tags=[*current.tags, tag])
+        return edits.Changes(tags=[*current.tags, tag])
 
-    changed = store.update_with(ws, learning_id, with_tag) is not None
+    changed = edits.update_with(ws, learning_id, with_tag) is not None
     return {"id": learning_id, "changed": [changed_file(ws, learning_id)] if changed else []}
 
 

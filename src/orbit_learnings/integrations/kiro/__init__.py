@@ -133,7 +133,7 @@ class Kiro(AgentHook):
 
     def doctor(self, ws: Workspace, *, sample_path: str | None = None) -> list[Check]:
         from orbit_learnings.core.errors import OrbitError
-        from orbit_learnings.integrations import dryrun, hookfiles
+        from orbit_learnings.integrations import hookfiles
         from orbit_learnings.integrations.base import Check
 
         label, found = "kiro hook", []
@@ -148,11 +148,9 @@ class Kiro(AgentHook):
         if not found:
             return [Check(label, "skip", f"not installed (`orbit hooks install {self.name}`)")]
         files = ", ".join(dict.fromkeys(name for name, _ in found))
-        if not all(hookfiles.is_guarded(c) for _, c in found):
-            entry = Check(label, "warn", f"{files} run orbit unguarded: {found[0][1]}")
-        else:
-            entry = Check(label, "ok", f"{files} run `{self.command}` (guarded)")
-        return [entry, dryrun.check(self.name, self.probe, ws, found[0][1], sample_path)]
+        commands = [command for _, command in found]
+        runs = f"{files} run"
+        return self.entry_checks(ws, commands, sample_path, guarded=runs, unguarded=runs)
 
 
 def _merge(report: SetupReport, done: SetupReport, ws: Workspace) -> None:

@@ -20,6 +20,7 @@ from orbit_learnings.curation.adding import add_learning
 from orbit_learnings.push import attach
 from orbit_learnings.retrieval import queries
 from orbit_learnings.store import bundles as store
+from orbit_learnings.store.changes import Changes, supersede, update_learning
 from orbit_learnings.store.workspace import Workspace
 
 EvidenceItem = dict[str, str]
@@ -206,7 +207,7 @@ class LearningTools:
         ] = None,
     ) -> dict[str, Any]:
         """Change fields of a learning; returns the updated record."""
-        changes = store.Changes(
+        changes = Changes(
             summary=summary,
             body=body,
             paths=None if paths is None else listed(paths),
@@ -214,11 +215,11 @@ class LearningTools:
             priority=priority,
             add_evidence=_evidence(evidence),
         )
-        return store.update_learning(self.ws, id, changes).to_dict()
+        return update_learning(self.ws, id, changes).to_dict()
 
     def do_supersede(self, **arguments: Any) -> dict[str, Any]:
         """Mark learning `id` as superseded by learning `with`; both records update together."""
-        old, new = store.supersede(self.ws, str(arguments["id"]), str(arguments["with"]))
+        old, new = supersede(self.ws, str(arguments["id"]), str(arguments["with"]))
         return {"old": old.to_dict(), "new": new.to_dict()}
 
     def do_upvote(

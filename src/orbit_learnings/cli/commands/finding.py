@@ -1,4 +1,6 @@
-"""Finding and judging: `learning search`, the unified `orbit search`, `learning feedback`."""
+"""Getting learnings to whoever needs them, and hearing how it went: `learning search`,
+the unified `orbit search`, `learning inject` (hot, via `cli/hot.py`), `learning feedback`
+and `learning stats`."""
 
 from __future__ import annotations
 
@@ -7,14 +9,15 @@ from typing import Annotated
 
 import typer
 
-from orbit_learnings.cli import completion
-from orbit_learnings.cli.hot import do_search
+from orbit_learnings.cli import completion, hot
+from orbit_learnings.cli.hot import do_search, resolve_min_helpfulness
 from orbit_learnings.cli.options import (
     AllStatusesFlag,
     ExplainOpt,
     JsonFlag,
     LevelOpt,
-    MinConfidenceOpt,
+    MinHelpfulnessOpt,
+    OldMinHelpfulnessOpt,
     SearchLimitOpt,
     StatusOpt,
     TagOpt,
@@ -24,6 +27,7 @@ from orbit_learnings.cli.output import (
     emit_json,
     info,
     render_hits,
+    render_rows,
     warn,
     warn_problems,
 )
@@ -41,10 +45,11 @@ def search_command(
     all_statuses: AllStatusesFlag = False,
     limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
+    min_helpfulness: MinHelpfulnessOpt = None,
     level: LevelOpt = "all",
     weak: WeakFlag = False,
     json_out: JsonFlag = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
 ) -> None:
     """Full-text search over summaries, bodies and tags.
 
@@ -67,7 +72,7 @@ def search_command(
         include_all=all_statuses,
         limit=limit,
         explain=explain,
-        min_confidence=min_confidence,
+        min_helpfulness=resolve_min_helpfulness(min_helpfulness, min_confidence),
         level=level,
         weak=weak,
         json_out=json_out,
@@ -85,10 +90,11 @@ def unified_search_command(
     all_statuses: AllStatusesFlag = False,
     limit: SearchLimitOpt = 20,
     explain: ExplainOpt = False,
-    min_confidence: MinConfidenceOpt = None,
+    min_helpfulness: MinHelpfulnessOpt = None,
     level: LevelOpt = "all",
     weak: WeakFlag = False,
     json_out: JsonFlag = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
 ) -> None:
     """Search learnings by text, or by path with `orbit search path PATH`.
 
@@ -118,10 +124,11 @@ def unified_search_command(
         all_statuses=all_statuses,
         limit=limit,
         explain=explain,
-        min_confidence=min_confidence,
+        min_helpfulness=min_helpfulness,
         level=level,
         weak=weak,
         json_out=json_out,
+        min_confidence=min_confidence,
     )
 
 
@@ -141,7 +148,7 @@ def feedback_command(
     *,
     json_out: JsonFlag = False,
 ) -> None:
-    """Say whether a learning helped in a task; confidence is derived from these answers.
+    """Say whether a learning helped in a task; its helpfulness is derived from these answers.
 
     \b
     Examples:
@@ -170,7 +177,7 @@ def feedback_command(
         return
     if learning_id is None or helpful is None:
         raise UsageError("pass ID and --helpful or --not-helpful (or --from-output FILE)")
-    confidence = feedback.record(
+    found = feedback.record(
         STATE.workspace_for(learning_id),
         learning_id.strip(),
         helpful=helpful,
@@ -178,6 +185,92 @@ def feedback_command(
         model=model_name,
     )
     if json_out:
-        emit_json({"learning_id": learning_id, **confidence.to_dict()})
+        emit_json({"learning_id": learning_id, **found.to_dict()})
     else:
-        info(f"{learning_id}: confidence {confidence.confidence:.2f}")
+        info(f"{learning_id}: helpfulness {found.helpfulness:.2f}")
+
+
+def inject_command(
+    path: Annotated[
+        list[str] | None, typer.Option("--path", "-p", help="A file the task touches (repeatable).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", "-t", help="A task tag (repeatable).")
+    ] = None,
+    task_file: Annotated[
+        Path | None, typer.Option("--task-file", help="Task YAML/JSON with context_files and tags.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=0, help="Per-call cap (default 5).")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="Session ID for dedup (default $ORBIT_SESSION_ID)."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, help="Token budget for the block.")
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", help="reminder, json or markdown.")
+    ] = "reminder",
+    *,
+    feedback_hint: Annotated[
+        bool,
+        typer.Option("--feedback-hint", help="Add the LEARNING_HELPFUL/NOT_HELPFUL instruction."),
+    ] = False,
+    min_helpfulness: MinHelpfulnessOpt = None,
+    include_stale: Annotated[
+        bool,
+        typer.Option("--include-stale", help="Also push learnings whose cited code is gone."),
+    ] = False,
+    min_confidence: OldMinHelpfulnessOpt = None,
+) -> None:
+    """Print the learnings for a task as a block to prepend to an agent prompt.
+
+    Summaries only; nothing is printed when nothing matches. A learning whose anchor
+    drifted says so in its line; one whose cited code is gone is held back.
+
+    \b
+    Examples:
+      orbit learning inject --path src/db/migrate.py --tag database
+      orbit learning inject --task-file task.yaml --session "$RUN_ID" \\
+        --max-tokens 300
+    """
+    hot.do_inject(
+        STATE.workspace(),
+        Scope(path or [], tag or []),
+        task_file=str(task_file) if task_file else None,
+        limit=limit,
+        session=session,
+        max_tokens=max_tokens,
+        output_format=output_format,
+        feedback_hint=feedback_hint,
+        min_helpfulness=hot.resolve_min_helpfulness(min_helpfulness, min_confidence),
+        include_stale=include_stale,
+    )
+
+
+def stats_command(
+    days: Annotated[int, typer.Option("--days", min=1, help="Window for 'never injected'.")] = 30,
+    *,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Per learning: how often it was injected, when last, votes; and what was never injected.
+
+    \b
+    Example:
+      orbit learning stats --days 90
+    """
+    from orbit_learnings.push import stats
+
+    report = stats.collect(STATE.workspace(), days)
+    if json_out:
+        emit_json(report.to_dict())
+        return
+    rows = [
+        (e.id, str(e.injected), e.last_injected or "never", str(e.vote_count), e.summary)
+        for e in report.learnings
+    ]
+    render_rows(("ID", "Injected", "Last injected", "Votes", "Summary"), rows)
+    if report.never_injected:
+        info(f"\nNot injected in the last {days} days: {', '.join(report.never_injected)}")
