@@ -37,6 +37,35 @@ def test_the_rules_a_reviewer_kept_are_stated(entries: list[dict[str, object]]) 
     } <= summaries
 
 
+# Blind review of the 20 drafts made before the draft gate (two reviewers who saw no code,
+# 2026-11-26): these were kept (as is or with light edits) by at least one of them.
+KEPT_BY_REVIEWERS = {
+    "以后所有的claude skill 保存在我本地个人目录,而非项目目录",
+    "`python` is not found here: run `python3`",
+    "我指定创建的skills增加custom前缀,自动创建的不管",
+    "`Capybara.server_port` is `nil` in the `around(:each)` hook",
+    "Run `yarn test` from `ynab_web`, not `yarn test:web`",
+    "Reference a var for `VITE_YNAB_REDIRECT_URI`",
+    "`claude doctor` hangs when the agent runs it",
+}
+# … and these both reviewers rejected (a task request, a chatty remark, answers to setup
+# questions, a sandbox event, a config fix that names no rule, a silent refusal, a path of
+# one machine, a finding about "the server").
+REJECTED_BY_REVIEWERS = (
+    "Adjust `specs/", "Talk to the user", "Im not catting", "Язык - русский",
+    "`bun remove` needs escalated", "`npm run lint` fails with", "Don't remove `await",
+    "`C:\\Users", "The server isn't", "Both tracking mechanisms", "以后自动创建",
+)  # fmt: skip
+
+
+def test_only_rules_the_reviewers_kept_are_drafted(entries: list[dict[str, object]]) -> None:
+    summaries = [str(drafts_for_review.to_record(e)["summary"]) for e in entries]
+    assert set(summaries) >= KEPT_BY_REVIEWERS
+    assert any(s.startswith("Cada ejercicio") for s in summaries)  # kept by both, with edits
+    assert not [s for s in summaries if s.startswith(REJECTED_BY_REVIEWERS)]
+    assert len(summaries) == len(KEPT_BY_REVIEWERS) + 1  # was 20 drafts, 8 of them kept
+
+
 def test_words_that_hold_no_rule_are_not_drafted(entries: list[dict[str, object]]) -> None:
     summaries = [str(drafts_for_review.to_record(e)["summary"]) for e in entries]
     assert not [s for s in summaries if s.startswith(("Yes let's", "Remove config", "Added pp"))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import cache
 from typing import Annotated, Any
 
 import typer
@@ -202,11 +203,21 @@ def main_callback(
     _help_when_bare(context)
 
 
+@cache
+def _command() -> Callable[..., Any]:
+    """The click command behind `app`, built once. Calling `app(...)` builds it again from
+    every command's signature (each annotation evaluated: about half of an in-process
+    `learning add`); a process that runs the CLI more than once (the suite's in-process
+    runner) needs it only once. Nothing in it is per-call: click makes a fresh context for
+    every invocation."""
+    return typer.main.get_command(app)
+
+
 def run(argv: list[str]) -> int:
     """Invoke the app and map every outcome to an exit code."""
     json_out = wants_json(argv)
     try:
-        result = app(args=argv, prog_name="orbit", standalone_mode=False)
+        result = _command()(args=argv, prog_name="orbit", standalone_mode=False)
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:

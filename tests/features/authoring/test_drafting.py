@@ -138,42 +138,19 @@ def _error_fix(**given: object) -> Moment:
     return moment
 
 
-@pytest.mark.parametrize(
-    ("given", "summary"),
-    [
-        (
-            {"operation": "pytest", "failed": "pytest -q", "fixed": "PYTHONPATH=src pytest -q",
-             "error": "ModuleNotFoundError: No module named 'shop'",
-             "changes": ["with `PYTHONPATH=src`"]},
-            "`pytest` needs `PYTHONPATH=src`",  # was "Run `pytest` with `PYTHONPATH=src`"
-        ),
-        (
-            {"operation": "bun remove", "failed": "bun remove -g opencode",
-             "fixed": "bun remove -g opencode",
-             "error": "error: An internal error occurred (PermissionDenied)",
-             "changes": ["outside the sandbox (escalated permissions)"]},
-            "`bun remove` needs escalated permissions: the sandbox refuses it",
-        ),
-    ],
-)  # fmt: skip
-def test_a_rerun_that_changed_how_it_ran_is_said_as_what_the_operation_needs(
-    given: dict[str, object], summary: str
-) -> None:
-    draft = draft_for(_error_fix(**given), path="s.jsonl", root=CWD)
-    assert draft is not None and draft.summary == summary
-    assert str(given["error"]) in draft.body
-
-
-def test_the_same_command_passing_outside_the_sandbox_says_so_in_the_body() -> None:
-    moment = _error_fix(operation="bun remove", failed="bun remove -g x", fixed="bun remove -g x",
-                        error="PermissionDenied", changes=["outside the sandbox (escalated permissions)"])  # fmt: skip
+def test_a_rerun_with_a_variable_the_failure_names_says_the_operation_needs_it() -> None:
+    moment = _error_fix(operation="pytest", failed="pytest -q", fixed="DATABASE_URL=sqlite:// pytest -q",
+                        error="KeyError: 'DATABASE_URL'", changes=["with `DATABASE_URL=sqlite://`"])  # fmt: skip
     draft = draft_for(moment, path="s.jsonl", root=CWD)
-    assert draft is not None
-    assert "It passed, run unchanged outside the sandbox" in draft.body  # was the command twice
+    assert draft is not None and draft.summary == "`pytest` needs `DATABASE_URL=sqlite://`"
+    assert "KeyError: 'DATABASE_URL'" in draft.body
 
 
-def _finding(said: str) -> Draft | None:
-    return draft_for(Moment("finding", [31], 0.5, said=said), path="s.jsonl", root=CWD)
+def _finding(
+    said: str, files: tuple[str, ...] = (f"{CWD}/spec/support/capybara.rb",)
+) -> Draft | None:
+    moment = Moment("finding", [31], 0.5, said=said, files=list(files))
+    return draft_for(moment, path="s.jsonl", root=CWD)
 
 
 def test_a_finding_is_summarised_by_the_cause_not_the_advice() -> None:
@@ -279,14 +256,6 @@ def test_words_after_a_failure_show_the_failing_command(tmp_path: Path) -> None:
                 said="The command is waiting for input."),
          "/Users/liza/ai-lessons", "`claude doctor` hangs when the agent runs it",
          "The agent said:\n\n> The command is waiting for input."),
-        (Moment("unreachable", [20], 0.55, files=["C:\\Users\\admin\\Downloads\\files.zip"],
-                said="Tôi thấy bạn đang ở trên hệ thống Linux."),
-         "/root", "`C:\\Users\\admin\\Downloads\\files.zip` is out of the agent's reach: it runs "
-         "in `/root`", "the agent could not reach it"),
-        (Moment("refused", [28, 29], 0.6, failed="git push --force origin main",
-                said="I'll push the fix now."),
-         CWD, "Ask before running `git push --force origin main`",
-         "The user refused, without a word:"),
         (Moment("error-fix", [43, 46], 0.6, operation="yarn test:web",
                 failed='yarn test:web --filter="loading"',
                 fixed=f'cd {CWD}/ynab_web && yarn test --filter="loading"',
@@ -301,19 +270,6 @@ def test_moments_of_the_environment_and_the_agent_are_worded_as_what_happened(
     draft = draft_for(moment, path="s.jsonl", root=root)
     assert draft is not None and draft.summary == summary  # never "The user said: <agent's words>"
     assert evidence in draft.body and "The user said" not in draft.body
-
-
-def test_a_wordless_refusal_of_one_removed_line_says_keep_it() -> None:
-    test_file = f"{CWD}/ynab_web/tests/integration/loading-state-test.ts"
-    moment = Moment("refused", [163, 164], 0.6, files=[test_file],
-                    said="Let me remove that pauseTest since it's not needed:")  # fmt: skip
-    moment.edits = [
-        (test_file, "    await this.pauseTest();\n    assert.ok(true);", "    assert.ok(true);")
-    ]
-    draft = draft_for(moment, path="s.jsonl", root=CWD)
-    assert draft is not None
-    assert draft.summary == "Don't remove `await this.pauseTest();` from `loading-state-test.ts`"
-    assert draft.paths == ["ynab_web/tests/integration/loading-state-test.ts"]
 
 
 def test_a_hang_names_the_command_with_its_subcommand() -> None:

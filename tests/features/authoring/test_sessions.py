@@ -20,6 +20,7 @@ from orbit_learnings.curation.capture.drafting import globs_for
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import INJECTED, USER
+from orbit_learnings.curation.capture.wording import finding_rule
 from tests.testing import REPO, CliRunner
 
 SESSIONS = REPO / "tests/fixtures/sessions"
@@ -92,9 +93,11 @@ def test_a_cause_the_agent_finds_after_a_question_is_a_moment(tmp_path: Path, fi
     found = moments.find_moments(read_session(asked, max_bytes=1 << 20))
     assert [(m.kind, m.lines) for m in found] == [("finding", [4])]
     assert found[0].said.startswith(finding.split("。")[0].split(". ")[0])
-    (draft,) = extract_sessions([asked], None).drafts
-    assert draft.summary.startswith(("Setting `tracking: false`", "分支基于 master"))  # the news
-    assert draft.body.startswith("The agent found:")
+    result = extract_sessions([asked], None)  # no file to scope it to: a moment, no draft
+    assert not result.drafts and [m["moment"] for m in result.undrafted] == ["finding"]
+    assert (finding_rule(finding) or "").startswith(
+        ("Setting `tracking: false`", "分支基于 master")
+    )
 
 
 def test_an_agent_explaining_unprompted_is_no_moment(tmp_path: Path) -> None:
@@ -142,7 +145,9 @@ def test_codex_rollouts_are_read_with_patches_and_interruptions() -> None:
     kinds = {d.detector: d for d in result.drafts}
     assert set(kinds) == {"error-fix", "interruption"}
     assert kinds["error-fix"].paths == ["package.json"]  # from `*** Update File: package.json`
-    assert "Cannot find module 'dotenv/config'" in kinds["error-fix"].summary
+    assert kinds["error-fix"].summary == (
+        "`npm test` needs `--setupFiles dotenv/config` in `package.json`"  # the patch's lines
+    )
     assert kinds["interruption"].summary.startswith("Don't touch `package.json` scripts")
 
 

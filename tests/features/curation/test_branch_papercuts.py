@@ -1,6 +1,7 @@
 """Parallel branches without a hand edit of YAML (issue 36, items 1-3).
 
-Tried as a new user would, with real clones of one origin and real `orbit` processes:
+Tried as a new user would, with real clones of one origin and git running `orbit` as a
+process wherever it calls it (the merge driver); the commands a user types run in-process:
 `renumber` picked an ID the target branch already had, so `check --base`'s advice had to
 be followed twice; a supersede race left a link no command could repair; `git merge
 --abort` after `resolve-conflict` left the new bundle untracked; during a rebase the
@@ -19,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from tests.testing import git, run_orbit
+from tests.testing import git, orbit_in_process
 
 GIT_ENV = {**os.environ, "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
 
 
 def orbit(repo: Path, *args: str) -> dict[str, Any]:
-    outcome = run_orbit(*args, "--json", cwd=repo)
+    outcome = orbit_in_process(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
     found: dict[str, Any] = json.loads(outcome.out)
     return found
@@ -52,7 +53,7 @@ def team(tmp_path: Path) -> tuple[Path, Path]:
     main = tmp_path / "main"
     main.mkdir()
     git(main, "init", "-q", "-b", "main")
-    assert run_orbit("init", cwd=main).code == 0
+    assert orbit_in_process("init", cwd=main).code == 0
     add(main, "Money is integer cents", "money")
     add(main, "Run migrations in a transaction", "db")
     commit(main, "base")
@@ -72,7 +73,7 @@ def test_add_after_fetch_skips_the_ids_the_target_branch_has(team: tuple[Path, P
     commit(main, "main publishes L-0003 and L-0004")
     git(branch, "fetch", "-q", "origin")
     assert add(branch, "Use the redis fixture in tests", "ci") == "L-0005"
-    assert run_orbit("learning", "check", "--base", "origin/main", cwd=branch).code == 0
+    assert orbit_in_process("learning", "check", "--base", "origin/main", cwd=branch).code == 0
 
 
 def test_following_check_base_advice_once_is_enough(team: tuple[Path, Path]) -> None:
@@ -84,14 +85,14 @@ def test_following_check_base_advice_once_is_enough(team: tuple[Path, Path]) -> 
     commit(main, "main publishes L-0003 and L-0004")
     git(branch, "fetch", "-q", "origin")
 
-    failed = run_orbit("learning", "check", "--base", "origin/main", cwd=branch)
+    failed = orbit_in_process("learning", "check", "--base", "origin/main", cwd=branch)
     assert failed.code == 1
     (advice,) = hints(failed.out + failed.err)
     assert advice == ["learning", "renumber", "L-0003"]
-    renumbered = run_orbit(*advice, cwd=branch)
+    renumbered = orbit_in_process(*advice, cwd=branch)
     assert renumbered.code == 0, renumbered.err
     assert "L-0003 is now L-0005" in renumbered.err + renumbered.out
-    checked = run_orbit("learning", "check", "--base", "origin/main", cwd=branch)
+    checked = orbit_in_process("learning", "check", "--base", "origin/main", cwd=branch)
     assert checked.code == 0, checked.err
 
 
@@ -106,11 +107,11 @@ def test_check_base_on_another_branch_advises_a_renumber_against_that_branch(
     add(branch, "Use the redis fixture in tests", "ci")
     commit(branch, "branch adds L-0003")
     git(branch, "fetch", "-q", "origin")
-    failed = run_orbit("learning", "check", "--base", "origin/develop", cwd=branch)
+    failed = orbit_in_process("learning", "check", "--base", "origin/develop", cwd=branch)
     (advice,) = hints(failed.out + failed.err)
     assert advice == ["learning", "renumber", "L-0003", "--target", "origin/develop"]
-    assert run_orbit(*advice, cwd=branch).code == 0
-    assert run_orbit("learning", "check", "--base", "origin/develop", cwd=branch).code == 0
+    assert orbit_in_process(*advice, cwd=branch).code == 0
+    assert orbit_in_process("learning", "check", "--base", "origin/develop", cwd=branch).code == 0
 
 
 # --- 2 and 3. a supersede race, resolved; abort and rebase ------------------------------
@@ -118,7 +119,7 @@ def test_check_base_on_another_branch_advises_a_renumber_against_that_branch(
 
 def supersede_race(main: Path, branch: Path) -> None:
     """Both developers replace L-0001 with a learning of their own, each as L-0003."""
-    assert run_orbit("hooks", "install", cwd=branch).code == 0  # the merge driver, per clone
+    assert orbit_in_process("hooks", "install", cwd=branch).code == 0  # the merge driver, per clone
     for repo, summary in (
         (main, "Amounts travel as integer minor units"),
         (branch, "Amounts are Decimal with two places"),
@@ -146,7 +147,7 @@ def test_a_supersede_race_is_resolved_without_a_one_sided_link(team: tuple[Path,
     supersede_race(main, branch)
     stopped(branch, "merge", "-q", "origin/main")
 
-    resolved = run_orbit("learning", "resolve-conflict", "L-0003", cwd=branch)
+    resolved = orbit_in_process("learning", "resolve-conflict", "L-0003", cwd=branch)
     assert resolved.code == 0, resolved.err
     said = resolved.out + resolved.err
     assert "The other side is now L-0004" in said
@@ -154,10 +155,10 @@ def test_a_supersede_race_is_resolved_without_a_one_sided_link(team: tuple[Path,
     assert "`git commit`" in said and "`git merge --abort`" in said
     assert all(line[1] == " " for line in status(branch)), status(branch)  # all of it staged
     assert orbit(branch, "learning", "show", "L-0004")["supersedes"] is None
-    checked = run_orbit("learning", "check", cwd=branch)
+    checked = orbit_in_process("learning", "check", cwd=branch)
     assert checked.code == 0, checked.out + checked.err
     git(branch, "commit", "-q", "--no-edit")
-    assert run_orbit("learning", "check", "--base", "origin/main", cwd=branch).code == 0
+    assert orbit_in_process("learning", "check", "--base", "origin/main", cwd=branch).code == 0
 
 
 def test_resolve_conflict_can_take_the_link_over(team: tuple[Path, Path]) -> None:
@@ -170,7 +171,7 @@ def test_resolve_conflict_can_take_the_link_over(team: tuple[Path, Path]) -> Non
     assert repair["alternative"] == "orbit learning update L-0003 --supersedes L-0001"
     assert orbit(branch, "learning", "show", "L-0001")["superseded_by"] == "L-0004"
     assert orbit(branch, "learning", "show", "L-0003")["supersedes"] is None
-    assert run_orbit("learning", "check", cwd=branch).code == 0
+    assert orbit_in_process("learning", "check", cwd=branch).code == 0
 
 
 def test_merge_abort_after_resolve_conflict_leaves_nothing_behind(
@@ -180,7 +181,7 @@ def test_merge_abort_after_resolve_conflict_leaves_nothing_behind(
     supersede_race(main, branch)
     before = (branch / ".orbit/learnings/L-0003/learning.yaml").read_text()
     stopped(branch, "merge", "-q", "origin/main")
-    assert run_orbit("learning", "resolve-conflict", "L-0003", cwd=branch).code == 0
+    assert orbit_in_process("learning", "resolve-conflict", "L-0003", cwd=branch).code == 0
     git(branch, "merge", "--abort")
     assert status(branch) == []  # no untracked L-0004/ waiting to be committed by mistake
     assert not (branch / ".orbit/learnings/L-0004").exists()
@@ -191,7 +192,7 @@ def test_during_a_rebase_the_advice_is_to_continue_the_rebase(team: tuple[Path, 
     main, branch = team
     supersede_race(main, branch)
     stopped(branch, "rebase", "origin/main")
-    resolved = run_orbit("learning", "resolve-conflict", "L-0003", cwd=branch)
+    resolved = orbit_in_process("learning", "resolve-conflict", "L-0003", cwd=branch)
     assert resolved.code == 0, resolved.err
     said = resolved.out + resolved.err
     assert "`git rebase --continue`" in said and "git commit" not in said
@@ -199,7 +200,7 @@ def test_during_a_rebase_the_advice_is_to_continue_the_rebase(team: tuple[Path, 
         ["git", "rebase", "--continue"], cwd=branch, capture_output=True, text=True, env=GIT_ENV
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert run_orbit("learning", "check", "--base", "origin/main", cwd=branch).code == 0
+    assert orbit_in_process("learning", "check", "--base", "origin/main", cwd=branch).code == 0
     assert (
         orbit(branch, "learning", "show", "L-0003")["summary"]
         == "Amounts travel as integer minor units"

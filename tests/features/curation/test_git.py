@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.testing import ORBIT_BIN, git, run_orbit
+from tests.testing import ORBIT_BIN, git, orbit_in_process
 
 USER_HOOK = '#!/bin/sh\n# the team\'s own hook\necho user-hook-ran >> "$(git rev-parse --show-toplevel)/hook.log"\n'
 
@@ -24,7 +24,7 @@ def orbit_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def orbit(repo: Path, *args: str) -> Any:
-    outcome = run_orbit(*args, cwd=repo)
+    outcome = orbit_in_process(*args, cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out) if "--json" in args else outcome.out
 
@@ -129,7 +129,7 @@ def test_add_add_conflict_resolves_into_two_learnings(git_repo: Path, tmp_path: 
     # votes.jsonl of L-0001 merged cleanly thanks to the union driver
     votes_1 = (git_repo / ".orbit/learnings/L-0001/votes.jsonl").read_text()
     assert "A-2" in votes_1 and "B-2" in votes_1
-    listed = run_orbit("learning", "list", cwd=git_repo)
+    listed = orbit_in_process("learning", "list", cwd=git_repo)
     assert "orbit learning resolve-conflict L-0002" in listed.err
     result = orbit(git_repo, "learning", "resolve-conflict", "L-0002", "--json")
     assert result["kept"] == "L-0002" and result["new"] == "L-0003"
@@ -139,7 +139,7 @@ def test_add_add_conflict_resolves_into_two_learnings(git_repo: Path, tmp_path: 
     assert ours["summary"] == "ours: use cents" and theirs["summary"] == "theirs: retry flaky redis"
     assert [v["task_id"] for v in ours["votes"]] == ["A-1"]
     assert [v["task_id"] for v in theirs["votes"]] == ["B-1"]
-    assert run_orbit("learning", "check", cwd=git_repo).code == 0
+    assert orbit_in_process("learning", "check", cwd=git_repo).code == 0
     status = git(git_repo, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert "A  .orbit/learnings/L-0003/learning.yaml" in status  # staged: --abort would undo it
     assert all(line[1] == " " for line in status), status  # the conflict is marked resolved
@@ -164,7 +164,7 @@ def test_check_base_catches_a_collision_and_renumber_fixes_it(
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-qm", "main moves on")
     git(git_repo, "checkout", "-q", "feature")
-    outcome = run_orbit("learning", "check", "--base", "main", "--json", cwd=git_repo)
+    outcome = orbit_in_process("learning", "check", "--base", "main", "--json", cwd=git_repo)
     assert outcome.code == 1
     (problem,) = json.loads(outcome.out)["problems"]
     assert problem["kind"] == "collision" and "orbit learning renumber L-0002" in problem["message"]
@@ -177,12 +177,12 @@ def test_check_base_catches_a_collision_and_renumber_fixes_it(
     assert moved["summary"] == "feature lesson" and moved["superseded_by"] == "L-0003"
     assert moved["vote_count"] == 1
     assert orbit(git_repo, "learning", "show", "L-0003", "--json")["supersedes"] == "L-0004"
-    assert run_orbit("learning", "check", "--base", "main", cwd=git_repo).code == 0
-    assert run_orbit("learning", "check", cwd=git_repo).code == 0
+    assert orbit_in_process("learning", "check", "--base", "main", cwd=git_repo).code == 0
+    assert orbit_in_process("learning", "check", cwd=git_repo).code == 0
 
 
 def test_init_writes_union_merge_attributes(tmp_path: Path) -> None:
-    run_orbit("init", cwd=tmp_path)
+    orbit_in_process("init", cwd=tmp_path)
     assert "votes.jsonl merge=union" in (tmp_path / ".orbit/.gitattributes").read_text()
 
 
@@ -190,7 +190,7 @@ def test_random_ids(workspace: Path) -> None:
     (workspace / ".orbit/config.yaml").write_text("ids: random\n")
     ids = {
         json.loads(
-            run_orbit(
+            orbit_in_process(
                 "learning", "add", "--summary", f"s{n}", "--tag", "t", "--json", cwd=workspace
             ).out
         )["id"]
@@ -200,8 +200,8 @@ def test_random_ids(workspace: Path) -> None:
     for learning_id in ids:
         body = learning_id.removeprefix("L-")
         assert len(body) >= 8 and any(c.isalpha() for c in body)
-    shown = run_orbit("learning", "list", "--json", cwd=workspace)
+    shown = orbit_in_process("learning", "list", "--json", cwd=workspace)
     assert {r["id"] for r in json.loads(shown.out)["results"]} == ids
     (workspace / ".orbit/config.yaml").write_text("ids: weird\n")
-    bad = run_orbit("learning", "add", "--summary", "s", "--tag", "t", cwd=workspace)
+    bad = orbit_in_process("learning", "add", "--summary", "s", "--tag", "t", cwd=workspace)
     assert bad.code == 1 and "ids must be one of" in bad.err

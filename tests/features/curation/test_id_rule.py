@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.testing import git, run_orbit
+from tests.testing import git, orbit_in_process
 
 
 def orbit(repo: Path, *args: str) -> Any:
-    outcome = run_orbit(*args, "--json", cwd=repo)
+    outcome = orbit_in_process(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out)
 
@@ -35,7 +35,7 @@ def team(tmp_path: Path) -> tuple[Path, Path]:
     origin = tmp_path / "origin"
     origin.mkdir()
     git(origin, "init", "-q", "-b", "main")
-    assert run_orbit("init", cwd=origin).code == 0
+    assert orbit_in_process("init", cwd=origin).code == 0
     orbit(origin, "learning", "add", "--summary", "Base lesson", "--tag", "base")
     commit(origin, "base")
     clone = tmp_path / "clone"
@@ -91,7 +91,7 @@ def test_merging_main_keeps_mains_learning_under_its_id(team: tuple[Path, Path])
     feedback = (clone / f".orbit/learnings/{moved}/feedback.jsonl").read_text()
     assert "BR-2" in feedback and f'"learning_id": "{moved}"' in feedback
     assert not (clone / ".orbit/learnings/L-0002/feedback.jsonl").read_text().strip()
-    assert run_orbit("learning", "check", cwd=clone).code == 0
+    assert orbit_in_process("learning", "check", cwd=clone).code == 0
 
     commit(clone, "merge main")
     git(origin, "pull", "-q", "--no-rebase", str(clone), "feature")  # the pull request lands
@@ -104,7 +104,7 @@ def test_merging_main_keeps_mains_learning_under_its_id(team: tuple[Path, Path])
 def test_renumber_refuses_the_published_learning(team: tuple[Path, Path]) -> None:
     _, clone = team
     git(clone, "fetch", "-q", "origin")
-    refused = run_orbit("learning", "renumber", "L-0001", cwd=clone)
+    refused = orbit_in_process("learning", "renumber", "L-0001", cwd=clone)
     assert refused.code == 1 and "published on origin/main" in refused.err
     assert "Traceback" not in refused.err
     assert (clone / ".orbit/learnings/L-0001/learning.yaml").exists()
@@ -118,11 +118,11 @@ def test_check_base_names_the_branch_newcomer_and_renumber_follows_the_rule(
     publish_on_main(origin)
     branch_adds(clone)
     git(clone, "fetch", "-q", "origin")
-    outcome = run_orbit("learning", "check", "--base", "origin/main", "--json", cwd=clone)
+    outcome = orbit_in_process("learning", "check", "--base", "origin/main", "--json", cwd=clone)
     (problem,) = json.loads(outcome.out)["problems"]
     assert problem["id"] == "L-0002" and "published one keeps its ID" in problem["message"]
     assert orbit(clone, "learning", "renumber", "L-0002")["new"] == "L-0004"
-    assert run_orbit("learning", "check", "--base", "origin/main", cwd=clone).code == 0
+    assert orbit_in_process("learning", "check", "--base", "origin/main", cwd=clone).code == 0
 
 
 def test_one_learning_edited_on_both_branches_is_not_split(team: tuple[Path, Path]) -> None:
@@ -132,6 +132,6 @@ def test_one_learning_edited_on_both_branches_is_not_split(team: tuple[Path, Pat
     orbit(clone, "learning", "update", "L-0001", "--summary", "Branch says that")
     commit(clone, "branch edits")
     merge_main_into_feature(clone)
-    refused = run_orbit("learning", "resolve-conflict", "L-0001", cwd=clone)
+    refused = orbit_in_process("learning", "resolve-conflict", "L-0001", cwd=clone)
     assert refused.code == 1 and "one learning edited on both branches" in refused.err
     assert not (clone / ".orbit/learnings/L-0002").exists()

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from orbit_learnings.integrations.base import DRY_RUN_ENV
-from tests.testing import ORBIT_BIN, copy_of, git, isolate, run_orbit
+from tests.testing import ORBIT_BIN, copy_of, git, isolate, orbit_in_process
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"  # what a git GUI or a fresh shell has: no venv
 
@@ -30,7 +30,7 @@ def no_orbit_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def orbit(repo: Path, *args: str) -> Any:
-    outcome = run_orbit(*args, "--json", cwd=repo)
+    outcome = orbit_in_process(*args, "--json", cwd=repo)
     assert outcome.code == 0, outcome.err
     return json.loads(outcome.out)
 
@@ -53,8 +53,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         git(root, "init", "-q", "-b", "main")
         git(root, "config", "user.name", "Test")
         git(root, "config", "user.email", "test@example.com")
-        assert run_orbit("init", cwd=root).code == 0
-        assert run_orbit("hooks", "install", cwd=root).code == 0
+        assert orbit_in_process("init", cwd=root).code == 0
+        assert orbit_in_process("hooks", "install", cwd=root).code == 0
         orbit(root, "learning", "add", "--summary", "Amounts are integer cents", "--path", "src/**")
         assert commit(root, "base").returncode == 0
     return root
@@ -91,7 +91,7 @@ def test_edits_of_different_fields_on_two_branches_merge_with_no_conflict(repo: 
     shown = orbit(repo, "learning", "show", "L-0001")
     assert shown["summary"] == "Money amounts are integer cents"
     assert shown["scope"]["tags"] == ["money"]
-    assert run_orbit("learning", "check", cwd=repo).code == 0
+    assert orbit_in_process("learning", "check", cwd=repo).code == 0
     assert line_merge_conflicts(repo), "git's own merge would have conflicted: the driver ran"
 
 
@@ -118,7 +118,7 @@ def test_one_field_changed_differently_is_one_conflict_check_names(repo: Path) -
     text = learning_file(repo).read_text()
     assert text.count("<<<<<<<") == 1 and "priority: 2" in text and "- money" in text
     line = next(n for n, ln in enumerate(text.splitlines(), 1) if ln.startswith("<<<<<<<"))
-    checked = run_orbit("learning", "check", "--json", cwd=repo)
+    checked = orbit_in_process("learning", "check", "--json", cwd=repo)
     (problem,) = json.loads(checked.out)["problems"]
     assert problem["file"] == ".orbit/learnings/L-0001/learning.yaml"
     assert problem["line"] == line and problem["kind"] == "conflict"
@@ -143,14 +143,14 @@ def test_staged_broken_learning_is_refused_even_when_the_working_copy_is_fixed(
 
 
 def test_doctor_runs_each_hook_and_says_why_one_cannot_reach_orbit(repo: Path) -> None:
-    doctor = run_orbit("doctor", "--json", cwd=repo)
+    doctor = orbit_in_process("doctor", "--json", cwd=repo)
     checks = {c["name"]: c for c in json.loads(doctor.out)["checks"]}
     assert checks["git hook pre-commit"]["status"] == "ok"
     assert checks["merge driver"]["status"] == "ok"
     hooks = Path(git(repo, "rev-parse", "--absolute-git-dir").strip()) / "hooks"
     pre_commit = hooks / "pre-commit"
     pre_commit.write_text(pre_commit.read_text().replace(str(ORBIT_BIN.parent), "/gone/venv/bin"))
-    doctor = run_orbit("doctor", "--json", cwd=repo)
+    doctor = orbit_in_process("doctor", "--json", cwd=repo)
     broken = {c["name"]: c for c in json.loads(doctor.out)["checks"]}["git hook pre-commit"]
     assert broken["status"] == "fail" and "/gone/venv/bin" in broken["message"]
     dry = subprocess.run(
@@ -166,10 +166,10 @@ def test_doctor_runs_each_hook_and_says_why_one_cannot_reach_orbit(repo: Path) -
 def test_a_fresh_clone_has_no_driver_and_doctor_says_so(repo: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
-    doctor = run_orbit("doctor", "--json", cwd=clone)
+    doctor = orbit_in_process("doctor", "--json", cwd=clone)
     driver = {c["name"]: c for c in json.loads(doctor.out)["checks"]}["merge driver"]
     assert driver["status"] == "warn" and "orbit hooks install" in driver["message"]
-    assert run_orbit("hooks", "install", cwd=clone).code == 0
+    assert orbit_in_process("hooks", "install", cwd=clone).code == 0
     assert "merge-driver %O %A %B %P" in git(
         clone, "config", "--get", "merge.orbit-learning.driver"
     )

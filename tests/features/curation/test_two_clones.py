@@ -1,5 +1,6 @@
 """Two developers, one bare remote: the whole team story of issue 36 (items 1-3), played with
-real git and real `orbit` processes, following only what the tool says.
+real git (which runs the installed `orbit` as a process for its merge driver and hooks) and
+the commands a developer types run in-process, following only what the tool says.
 
 Alice works on `main`, Bob on branches. They add in parallel (same next ID), Bob renumbers
 after `main` moved on, both supersede the same learning under the same new ID, Bob aborts a
@@ -18,20 +19,22 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.testing import git, run_orbit
+from tests.testing import git, orbit_in_process
 
 GIT_ENV = {**os.environ, "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
 
 
 def orbit(repo: Path, *args: str) -> str:
     """Run orbit in `repo`; stdout and stderr together, as a person reads them."""
-    done = run_orbit(*args, cwd=repo)
+    done = orbit_in_process(*args, cwd=repo)
     assert done.code == 0, f"orbit {' '.join(args)}: {done.out}{done.err}"
     return done.out + done.err
 
 
 def add(repo: Path, summary: str, tag: str) -> str:
-    done = run_orbit("learning", "add", "--summary", summary, "--tag", tag, "--json", cwd=repo)
+    done = orbit_in_process(
+        "learning", "add", "--summary", summary, "--tag", tag, "--json", cwd=repo
+    )
     assert done.code == 0, done.err
     return str(json.loads(done.out)["id"])
 
@@ -85,7 +88,7 @@ def test_two_developers_never_edit_yaml_by_hand(tmp_path: Path) -> None:
     commit(alice, "alice: ledger, cache")
     git(alice, "push", "-q", "origin", "main")
     git(bob, "fetch", "-q")
-    failed = run_orbit("learning", "check", "--base", "origin/main", cwd=bob)
+    failed = orbit_in_process("learning", "check", "--base", "origin/main", cwd=bob)
     assert failed.code == 1
     (renumber,) = advised(failed.out + failed.err)
     assert "L-0003 is now L-0005" in orbit(bob, *renumber)
@@ -128,7 +131,7 @@ def test_two_developers_never_edit_yaml_by_hand(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert clean(bob)
-    checked = run_orbit("learning", "check", "--base", "origin/main", cwd=bob)
+    checked = orbit_in_process("learning", "check", "--base", "origin/main", cwd=bob)
     assert checked.code == 0, checked.out + checked.err
     assert show(bob, "L-0007")["summary"] == "Amounts travel as integer cents"  # Alice's: published
     assert show(bob, "L-0008")["summary"] == "Amounts are Decimal"

@@ -1,17 +1,23 @@
-"""Layer 2: `orbit mcp` driven by the official SDK client over stdio, in a real subprocess."""
+"""Layer 2: `orbit mcp` driven by the official SDK client. Every tool end to end over stdio in
+a real subprocess, as an agent runs it, and Ctrl-C; the rest of the tests talk to the same
+server in memory (the SDK's own in-process transport): what they check is the tools'
+schemas and answers, and a server process costs a second of imports each."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.testing import ORBIT_BIN
+from tests.testing import ORBIT_BIN, orbit_in_process
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 EXPECTED_TOOLS = {
     "orbit_learning_add": {
@@ -34,14 +40,33 @@ EXPECTED_TOOLS = {
 }
 
 
-def run(root: Path, scenario: Any, *args: str) -> Any:
-    params = StdioServerParameters(command=str(ORBIT_BIN), args=["mcp", *args], cwd=str(root))
+def run(root: Path, scenario: Any, *args: str, stdio: bool = False) -> Any:
+    """`scenario(client)` against `orbit mcp ARGS` in `root`: a real `orbit mcp` process over
+    stdio, or (the default) the server `orbit mcp` would build, in memory."""
+    server: StdioServerParameters | MCPServer
+    if stdio:
+        server = StdioServerParameters(command=str(ORBIT_BIN), args=["mcp", *args], cwd=str(root))
+    else:
+        server = in_memory(root, *args)
 
     async def main() -> Any:
-        async with Client(params, read_timeout_seconds=60) as client:
+        async with Client(server, read_timeout_seconds=60) as client:
             return await scenario(client)
 
     return asyncio.run(main())
+
+
+def in_memory(root: Path, *args: str) -> MCPServer:
+    """The server `orbit mcp ARGS` serves in `root`, built as the command builds it."""
+    from orbit_learnings.cli.state import STATE
+    from orbit_learnings.integrations.mcp.server import build_server
+
+    assert set(args) <= {"--dotted-names"}, args
+    STATE.root = str(root)
+    try:
+        return build_server(STATE.workspace(), dotted_names="--dotted-names" in args)
+    finally:
+        STATE.root = None
 
 
 def text_json(result: Any) -> dict[str, Any]:
@@ -131,7 +156,7 @@ def test_every_tool_end_to_end_with_learnings_attached(workspace: Path) -> None:
         out["bad_kind"] = await client.call_tool("orbit_search", {"kind": "task", "query": "x"})
         return out
 
-    out = run(workspace, scenario)
+    out = run(workspace, scenario, stdio=True)
     assert out["add1"].structured_content["id"] == "L-0001"
     assert {h["id"] for h in out["list"].structured_content["learnings"]} == {"L-0001", "L-0002"}
     show = out["show"].structured_content
@@ -281,9 +306,8 @@ def test_an_agent_proposes_and_nothing_is_served_until_a_person_approves(
     assert made["status"] == "proposed" and listed["learnings"] == []
     text = (workspace / ".orbit/learnings" / made["id"] / "learning.yaml").read_text()
     assert "status: proposed" in text and "session" in text
-    from tests.testing import run_orbit
-
-    assert run_orbit("learning", "approve", made["id"], cwd=workspace).code == 0
+    approved = orbit_in_process("learning", "approve", made["id"], cwd=workspace)
+    assert approved.code == 0, approved.err
 
     async def list_again(client: Client) -> Any:
         return text_json(

@@ -1,8 +1,6 @@
 """Capture and review: `learning extract`, `learning drafts list|show|accept|reject`, and
 `learning propose|approve|reject` — proposals live in the store, reviewed in the pull request."""
 
-from __future__ import annotations
-
 import inspect
 import typing
 from typing import Annotated, Any
@@ -78,7 +76,8 @@ def extract_command(
     if json_out:
         emit_json(
             {"drafts": result.created, "skipped_existing": result.skipped,
-             "recurred": result.recurred, "files": result.files}
+             "recurred": result.recurred, "files": result.files,
+             "moments_without_draft": result.undrafted}
         )  # fmt: skip
         return
     for report in result.files:
@@ -88,7 +87,17 @@ def extract_command(
         info(f"{draft['id']}\t{draft['detector']}\t{draft['confidence']}\t{draft['summary']}")
     for draft_id in result.recurred:
         info(f"{draft_id}\tmet again: its evidence grew, it moves up the review queue")
+    for moment in result.undrafted:  # found, but no rule to state with confidence
+        where = f"{moment['file']}:{_first(moment['lines'])}"
+        info(f"moment\t{moment['moment']}\t{where}\tno draft ({moment['why']}): {moment['quote']}")
     info(f"{len(result.created)} new draft(s); review with `orbit learning drafts show ID`.")
+    if result.undrafted:
+        info(f"{len(result.undrafted)} moment(s) without a draft: read them above, or let a "
+             "team model word them with `--with COMMAND`.")  # fmt: skip
+
+
+def _first(lines: object) -> object:
+    return lines[0] if isinstance(lines, list) and lines else lines
 
 
 def drafts_list_command(*, json_out: JsonFlag = False) -> None:

@@ -5,8 +5,6 @@ links change on both sides at once (`store.links`), and archiving takes the same
 as `prune --archive` and the dashboard (`store.changes.archive_learnings`).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -2,8 +2,6 @@
 the unified `orbit search`, `learning inject` (hot, via `cli/hot.py`), `learning feedback`
 and `learning stats`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """Setting up and keeping the store: `init`, and `learning sync|refresh|migrate-layout|embed`."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -3,8 +3,6 @@
 Each command parses its options, calls one core function, and renders.
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -6,8 +6,6 @@ Hooks and installers iterate the integration registry: a new agent's hook and in
 appear here without a line of this module changing.
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable
 from typing import Annotated

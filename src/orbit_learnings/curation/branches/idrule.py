@@ -43,10 +43,12 @@ def target_ref(ws: Workspace, explicit: str | None = None) -> str | None:
     configured = config.load(ws).get(TARGET_KEY)
     if configured is not None and not isinstance(configured, str):
         raise OrbitError(f".orbit/config.yaml: {TARGET_KEY} must be a branch name")
-    for candidate in (configured or DEFAULT_TARGET, *FALLBACK_TARGETS):
-        if gitutil.rev_exists(root, candidate):
-            return candidate
-    return None
+    candidates = (configured or DEFAULT_TARGET, *FALLBACK_TARGETS)
+    try:  # one git process for the three names: every `learning add` asks
+        found = gitutil.resolve_commits(root, candidates)
+    except gitutil.GitUnavailable:
+        return None
+    return next((candidate for candidate in candidates if candidate in found), None)
 
 
 def ids_on(ws: Workspace, rev: str | None) -> frozenset[str]:

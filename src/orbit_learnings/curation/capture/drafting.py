@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orbit_learnings.curation.capture import commands, wording
+from orbit_learnings.curation.capture import commands, gate, wording
 from orbit_learnings.curation.capture.moments import EDIT_TOOLS, Moment, changed_files, rule_cue
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, USER, Turn
 
@@ -55,19 +55,36 @@ class Draft:
 def draft_for(
     moment: Moment, *, path: str, root: str | None, turns: Sequence[Turn] = ()
 ) -> Draft | None:
-    """The moment as a draft, or None when its words state nothing a reviewer could keep
-    (a question, a thank-you, a bug report, a guess). `turns` are the session's, for the
-    evidence around the moment: the call the person refused, the agent's edit after it."""
+    """The moment as a draft, or None when no rule can be stated with confidence."""
+    made = draft_or_reason(moment, path=path, root=root, turns=turns)
+    return made if isinstance(made, Draft) else None
+
+
+def draft_or_reason(
+    moment: Moment, *, path: str, root: str | None, turns: Sequence[Turn] = ()
+) -> Draft | str:
+    """The moment as a draft, or why it stays a moment without one (`gate`): its words hold
+    no rule (a question, a task request, a bug report, a guess), the failure does not name
+    what fixed it, the path is one machine's, the refusal said nothing. `turns` are the
+    session's, for the evidence around the moment: the refused call, the agent's edit after."""
     if wording.ANSI.search(moment.error):  # terminal colours are no part of a quoted error
         moment = dataclasses.replace(moment, error=wording.ANSI.sub("", moment.error))
+    if moment.kind in ("refused", "unreachable"):  # what it means is the reviewer's call
+        return gate.AGENT_SIDE[moment.kind]
+    if moment.kind == "error-fix":
+        moment = _with_patched_lines(moment, turns)
     text = _text_for(moment, turns, root)
     if text is None:
-        return None
+        return "its words state no rule"
     summary, body = text
+    paths = globs_for(moment.files, root)
+    reason = gate.machine_reason(_repo_words(summary, root))
+    reason = reason or _gate(moment, summary, paths, turns)
+    if reason:
+        return reason
     source: dict[str, object] = {"file": path, "lines": moment.lines, "moment": moment.kind}
     if moment.said:
         source["quote"] = moment.said[:500]
-    paths = globs_for(moment.files, root)
     return Draft(
         moment.kind,
         _repo_words(summary, root),
@@ -79,11 +96,34 @@ def draft_for(
     )
 
 
+def _gate(moment: Moment, summary: str, paths: list[str], turns: Sequence[Turn]) -> str | None:
+    if moment.kind == "error-fix":
+        old, new = gate.changed_thing(moment)
+        return gate.error_fix_reason(moment, turns, old, new)
+    if moment.kind == "finding":
+        return gate.finding_reason(summary, paths)
+    return None if moment.kind == "hang" else gate.person_reason(summary)
+
+
+def _with_patched_lines(moment: Moment, turns: Sequence[Turn]) -> Moment:
+    """A configuration fixed by a patch (Codex's `apply_patch`) keeps no old and new strings
+    in the moment: take them from the patch's -/+ lines, so the rule can name what it added."""
+    if not moment.edits or any(old or new for _, old, new in moment.edits):
+        return moment
+    files = list(dict.fromkeys(e[0] for e in moment.edits))
+    diff = _patched(moment, files, turns).splitlines()
+    if not diff:
+        return moment
+    old = "\n".join(ln[2:] for ln in diff if ln.startswith("- "))
+    new = "\n".join(ln[2:] for ln in diff if ln.startswith("+ "))
+    return dataclasses.replace(moment, edits=[(files[0], old, new)])
+
+
 def _text_for(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str, str] | None:
     if moment.kind == "error-fix":
         return _error_fix_text(moment, root, turns)
-    if moment.kind in ("hang", "unreachable", "refused"):
-        return _agent_side_text(moment, root)
+    if moment.kind == "hang":
+        return _agent_side_text(moment)
     return _said(moment, turns, root)
 
 
@@ -223,46 +263,13 @@ def _changed_lines(old: str, new: str, most: int = 3) -> str:
     return "\n".join(shown + [f"+ {ln}" for ln in came if ln not in same][:most])
 
 
-def _agent_side_text(moment: Moment, root: str | None) -> tuple[str, str]:
-    """A command that never returned, a path out of the agent's reach, a change refused
-    without a word: the rule says what happened; the agent's words are quoted as its."""
+def _agent_side_text(moment: Moment) -> tuple[str, str]:
+    """A command that never returned: the rule says what happened; the agent's words are
+    quoted as its. (A path out of reach and a refusal without a word stay moments: `gate`.)"""
     words = f"\n\nThe agent said:\n\n{_quote(moment.said)}" if moment.said.strip() else ""
     command = wording.first_line(moment.failed)
-    if moment.kind == "hang":
-        summary = f"`{_program_and_verb(moment) or command[:60]}` hangs when the agent runs it"
-        return summary, f"The agent ran:\n\n    {command}\n\nIt never returned.{words}"
-    if moment.kind == "unreachable":
-        path = moment.files[0] if moment.files else "the path"
-        where = f": it runs in `{root}`" if root else ""
-        summary = f"`{path}` is out of the agent's reach{where}"
-        return summary, f"The user named `{path}`; the agent could not reach it.{words}"
-    if command:
-        summary = f"Ask before running `{command[:70]}`"
-        return summary, f"The user refused, without a word:\n\n    {command}{words}"
-    files = ", ".join(f"`{f}`" for f in globs_for(moment.files, root)) or "this file"
-    diff = "".join(
-        f"\n\n```\n{d}\n```" for _, o, n in moment.edits[:1] if (d := _changed_lines(o, n))
-    )
-    body = f"The user refused, without a word, a change to {files}.{diff}{words}"
-    return _refused_change(moment) or f"Ask before changing {files}", body
-
-
-def _refused_change(moment: Moment) -> str | None:
-    """ "Don't remove `await this.pauseTest();` from `x.ts`" when the refused edit only took
-    one line out (or only put one in): the refusal says exactly that."""
-    if len(moment.edits) != 1:
-        return None
-    path, old, new = moment.edits[0]
-    diff = _changed_lines(old, new).splitlines()
-    name = os.path.basename(path)
-    if len(diff) == 1 and len(diff[0]) <= 72:
-        sign, line = diff[0][0], diff[0][2:]
-        return (
-            f"Don't remove `{line}` from `{name}`"
-            if sign == "-"
-            else f"Don't add `{line}` to `{name}`"
-        )
-    return None
+    summary = f"`{_program_and_verb(moment) or command[:60]}` hangs when the agent runs it"
+    return summary, f"The agent ran:\n\n    {command}\n\nIt never returned.{words}"
 
 
 def _program_and_verb(moment: Moment) -> str:

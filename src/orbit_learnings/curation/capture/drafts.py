@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from orbit_learnings.core.anchors.record import Anchor
@@ -45,6 +45,7 @@ class Extracted:
     skipped: int
     files: list[dict[str, object]]
     recurred: list[str]  # waiting drafts that met their lesson again (evidence added)
+    undrafted: list[dict[str, object]] = field(default_factory=list)  # moments, no rule stated
 
 
 def run_extract(
@@ -70,9 +71,11 @@ def run_extract(
     os.makedirs(drafts_dir(ws), exist_ok=True)
     try:
         with posix_lock(os.path.join(drafts_dir(ws), LOCK_FILE), deadline=LOCK_SECONDS):
-            return _file_drafts(ws, found.drafts, found.files)
+            extracted = _file_drafts(ws, found.drafts, found.files)
     except LockBusy:
         raise OrbitError("another `orbit learning extract` is writing drafts; try again") from None
+    extracted.undrafted = found.undrafted
+    return extracted
 
 
 def _file_drafts(

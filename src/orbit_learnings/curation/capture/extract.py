@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.curation.capture.drafting import Draft, collapsed, draft_for
+from orbit_learnings.curation.capture.drafting import Draft, collapsed, draft_or_reason
 from orbit_learnings.curation.capture.moments import Moment, find_moments
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import Session
@@ -29,6 +29,8 @@ class Extraction:
     drafts: list[Draft] = field(default_factory=list)
     files: list[dict[str, object]] = field(default_factory=list)  # per file: lines, skipped, …
     moments: list[tuple[Session, Moment]] = field(default_factory=list)
+    # Moments no deterministic draft could state a rule for: shown for review, never lost.
+    undrafted: list[dict[str, object]] = field(default_factory=list)
 
 
 def extract_sessions(
@@ -51,7 +53,7 @@ def extract_sessions(
 
         result.drafts = drafts_from_model(model_command, result.moments, root, orbit_dir=orbit_dir)
     else:
-        result.drafts = _deterministic(result.moments, root)
+        result.drafts, result.undrafted = _deterministic(result.moments, root)
     return result
 
 
@@ -69,18 +71,31 @@ def _read(path: str) -> Session:
     return session
 
 
-def _deterministic(moments: list[tuple[Session, Moment]], root: str | None) -> list[Draft]:
+def _deterministic(
+    moments: list[tuple[Session, Moment]], root: str | None
+) -> tuple[list[Draft], list[dict[str, object]]]:
     merged: list[Draft] = []
+    undrafted: list[dict[str, object]] = []
     for session, moment in moments:
-        draft = draft_for(moment, path=session.path, root=session.cwd or root, turns=session.turns)
-        if draft is None:
-            continue  # the moment's words state nothing a reviewer could keep
+        where = session.cwd or root
+        draft = draft_or_reason(moment, path=session.path, root=where, turns=session.turns)
+        if isinstance(draft, str):  # no rule to state with confidence: a moment for review
+            undrafted.append(_moment_record(session, moment, draft))
+            continue
         same = same_lesson(draft.summary, [d.summary for d in merged])
         if same is None:
             merged.append(draft)
         else:
             recurs(merged[same], draft)
-    return merged
+    return merged, undrafted
+
+
+def _moment_record(session: Session, moment: Moment, why: str) -> dict[str, object]:
+    """A moment without a draft as `extract` shows it: where, what kind, why no draft, and
+    its words (the person's, the agent's, or the failing command)."""
+    said = " ".join((moment.said or moment.failed or moment.error).split())
+    return {"file": session.path, "lines": moment.lines, "moment": moment.kind, "why": why,
+            "quote": said if len(said) <= 100 else said[:99] + "…"}  # fmt: skip
 
 
 def same_lesson(summary: str, summaries: Sequence[str]) -> int | None:

@@ -333,16 +333,16 @@ def first_line(command: str) -> str:
 def config_rule(moment: Moment, name: str) -> str:
     """ "`pytest` needs `"httpx"` in `pyproject.toml` (`No module named 'httpx'`)" when the
     fix added one short piece of text; else the failure and the file that fixed it."""
-    inserted = [_inserted(old, new) for _, old, new in moment.edits]
+    added = [inserted(old, new) for _, old, new in moment.edits]
     error = _error_core(moment.error)
-    if len(inserted) == 1 and inserted[0]:
-        rule = f"`{moment.operation}` needs `{inserted[0]}` in `{name}`"
+    if len(added) == 1 and added[0]:
+        rule = f"`{moment.operation}` needs `{added[0]}` in `{name}`"
         return f"{rule} (`{error}`)" if error and len(rule) + len(error) < 88 else rule
     error = _error_core(moment.error) or shorten(moment.error or "an error", 50)
     return f"`{moment.operation}` fails with `{error}` until `{name}` is fixed"
 
 
-def _inserted(old: str, new: str) -> str | None:
+def inserted(old: str, new: str) -> str | None:
     """The one short piece of text an edit added (nothing removed), else None."""
     import difflib
 
@@ -360,7 +360,7 @@ def _error_core(error: str) -> str:
     return core if 0 < len(core) <= 45 else ""
 
 
-def _programs(moment: Moment) -> tuple[str, str] | None:
+def changed_programs(moment: Moment) -> tuple[str, str] | None:
     """(old, new) when the rerun ran another program (`python` → `python3`)."""
     old, new = _first_program(moment.failed), _first_program(moment.fixed)
     return (old, new) if old and new and old != new and old not in ("cd",) else None
@@ -382,7 +382,7 @@ _NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such fil
 def rerun_rule(moment: Moment) -> str:
     """ "`python` is not found here: run `python3`", "Run `yarn test` from `web`, not `yarn
     test:web`", "`pytest` needs `DATABASE_URL=…`"."""
-    programs = _programs(moment)
+    programs = changed_programs(moment)
     if programs:
         old, new = programs
         if _NOT_FOUND.search(moment.error) and old in moment.error:

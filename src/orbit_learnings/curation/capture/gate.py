@@ -1,0 +1,202 @@
+"""Whether a moment's wording is a rule a team would keep, or stays a moment for review.
+
+Blind reviewers kept 8 of 20 deterministic drafts of the tuning set. Most rejects were the
+person's message made a title though it held no rule (a one-off task request, a chatty
+remark, an interruption, answers to the agent's setup questions); then a failed-then-fixed
+command credited with the wrong cause, or the agent's own sandbox; then what belongs to one
+machine (a Windows path, someone's home folder) or a silent refusal read as "don't remove X".
+So a draft is made only when its rule can be stated with confidence; every other moment is
+still found, counted, shown by `extract` and sent to a team's model (`--with`), with the
+reason it got no draft. Each check returns that reason, or None when the draft may stand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.moments import Moment
+from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
+
+# A rule word: normative or imperative-with-a-rule ("never", "must", "以后", "ではなく", …).
+_RULE_WORD = re.compile(
+    r"\b(don'?t|do not|never|always|instead|must|should|prefer|avoid|from now on|going forward|"
+    r"make sure|remember|rather than|only|immer|niemals|nie|statt|anstatt|jamais|toujours|"
+    r"au lieu|nunca|siempre|debe\w*|hay que|en vez|em vez|sempre|всегда|никогда|нельзя|вместо|"
+    r"нужно|должн\w*)\b"
+    r"|不要|别|應該|应该|必须|须|總是|总是|不能|改用|以后|而非|而不是|一律|统一|始终|记住|"
+    r"ではなく|しないで|必ず|常に|今後|항상|절대|대신|말고|해야",
+    re.I,
+)
+# A class of things rather than this one thing: "every", "all", "each", "所有", "すべて".
+_GENERAL = re.compile(
+    r"\b(every|each|all|any|whenever|cada|todos?|todas?|jede[rsn]?|alle|tous|toutes|chaque|"
+    r"все|каждый)\b|所有|全部|每个|任何|すべて|全て|모든",
+    re.I,
+)
+# "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
+_CONTRAST = re.compile(
+    r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b"
+    r"|[，,;；][^，,;；]{0,24}[不别勿]",
+    re.I,
+)
+# "Use X" is a rule's imperative (the tool, the library, the form to use), in its languages.
+_USE = re.compile(
+    r"^(use|utili[sz]e|reference|stick (to|with)|go with|switch to|verwende|benutze|utilise|"
+    r"usa|utiliza|usar|используй\w*|使用|用|改用|使って)\b",
+    re.I,
+)
+# Verbs of this task's deliverable: "add …", "fix …", "adjust …", "talk to me about …".
+_TASK_VERB = re.compile(
+    r"^(add|fix|create|adjust|implement|update|make|build|remove|delete|change|write|refactor|"
+    r"rename|move|talk|explain|show|check|look|try|help|tell|do|deploy|commit|push|test|run|"
+    r"start|stop|finish|continue|go|edit|modify|rewrite|convert|generate|set up|setup|install)\b",
+    re.I,
+)
+# Something only the conversation shows: "the folder I provided", "上面的", "the one above".
+_DEICTIC = re.compile(
+    r"\b(the|that|this|those|these) ([\w-]+ ){0,3}(I|you) (gave|provided|mentioned|sent|showed|"
+    r"shared|linked|pasted|attached)\b|\b(the above|as (mentioned |shown |said )?above|"
+    r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
+    r"上述|前面的|以上的|上記|先ほどの",
+    re.I,
+)
+
+
+# Moments the agent's side shows, which no words of a rule come with.
+AGENT_SIDE = {
+    "refused": "a refusal without a word: what it means is the reviewer's call",
+    "unreachable": "a path on one machine, not a rule for the team",
+}
+
+
+def person_reason(summary: str) -> str | None:
+    """The person's words as a rule: a rule word, a general class, "X, not Y", or "use X";
+    not a request about this task's deliverable, not a pointer at what only the conversation
+    shows."""
+    if _DEICTIC.search(summary):
+        return "it points at something only the conversation shows"
+    strong = bool(_RULE_WORD.search(summary) or _CONTRAST.search(summary) or _USE.match(summary))
+    if strong:
+        return None
+    if _GENERAL.search(summary) and not _TASK_VERB.match(summary):
+        return None
+    if _TASK_VERB.match(summary):
+        return "a request for this task, not a standing rule"
+    return "not stated as a rule"
+
+
+def finding_reason(summary: str, paths: Sequence[str]) -> str | None:
+    """The agent's finding as a fact about named code in a file of the repository: "`x` is
+    `nil` in …", never "the server …" or "both mechanisms …" with no file to scope it to."""
+    if "`" not in " ".join(summary.split()[:3]):
+        return "its subject names no code"
+    if not paths:
+        return "it names no file of the repository"
+    return None
+
+
+# The agent's own tools and harness: their syntax and sandbox are no project's rule.
+_AGENT_TOOLS = {"apply_patch", "applypatch", "update_plan", "todowrite", "str_replace_editor"}
+_TOOL_SYNTAX = re.compile(r"apply_patch|\*\*\* Begin Patch|invalid patch|patch rejected", re.I)
+_NOT_FOUND = re.compile(
+    r"not found|No such file|cannot find|can't find|couldn'?t find|does not exist|missing|"
+    r"not recognized|no tests ran|unknown",
+    re.I,
+)
+
+
+def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) -> str | None:
+    """A failed-then-passed command gets a draft only when what changed is what the failure
+    was about: the failure output names the program, the variable, the flag, the script or
+    the text the configuration gained (a folder counts when the failure says not found).
+    `old` / `new` are what the rule names as changed (empty for a configuration edit)."""
+    program = (commands.operation(moment.failed) or moment.operation or " ").split()[0]
+    if program.lower() in _AGENT_TOOLS or _TOOL_SYNTAX.search(f"{moment.failed}\n{moment.error}"):
+        return "the agent's own tool syntax, not the project's"
+    if any("sandbox" in change for change in moment.changes):
+        return "the agent's sandbox, not the project"
+    failure = failure_text(moment, turns)
+    if moment.edits and not moment.changes:
+        return None if new and _mentions(failure, new) else "the failure does not name the fix"
+    if old:
+        return None if _mentions(failure, old) else "the failure does not name what changed"
+    named = [_key(c) for c in moment.changes if not c.startswith("from ")]
+    if not moment.changes or (named and not all(_mentions(failure, c) for c in named)):
+        return "the failure does not name what changed"
+    if len(named) < len(moment.changes) and not _NOT_FOUND.search(failure):
+        return "the failure does not say the folder was wrong"
+    return None
+
+
+def _key(change: str) -> str:
+    """What a change names: "with `DATABASE_URL=x`" → "DATABASE_URL", "without `--watch`" →
+    "--watch" (a variable's value is no evidence: "src" is in many a failure)."""
+    named = change.split("`")[1] if change.count("`") >= 2 else change
+    return named.split("=", 1)[0]
+
+
+def changed_thing(moment: Moment) -> tuple[str, str]:
+    """(what the failing command had, what the fix added) as the rule will name them: the
+    program (`python`), the script (`test:web`), the text a configuration gained."""
+    from orbit_learnings.curation.capture import wording
+
+    if moment.edits and not moment.changes:
+        added = [wording.inserted(old, new) for _, old, new in moment.edits]
+        return "", (added[0] or "") if len(added) == 1 else ""
+    programs = wording.changed_programs(moment)
+    if programs:
+        return programs[0], ""
+    before = (commands.operation(moment.failed) or moment.operation).split()
+    after = (commands.operation(moment.fixed) or "").split()
+    if after and before and after != before:
+        return " ".join(w for w in before if w not in after), ""
+    return "", ""
+
+
+# "~/.claude/skills" is every machine's; "/Users/bholt/…" and "C:\\Users\\…" are one machine's.
+_MACHINE = re.compile(r"(?<![\w.~])([A-Za-z]:\\|/(home|Users|root)/\w|/tmp/|\\\\\w)")
+# The agent's own tools, named in a rule: their syntax and quirks are the harness's.
+_TOOL_NAMED = re.compile(
+    r"\b(apply_patch|update_plan|exec_command|write_stdin|shell_command|TodoWrite|MultiEdit|"
+    r"NotebookEdit|str_replace_editor|str_replace_based_edit_tool)\b|`(Edit|Write|Bash|Read)`|"
+    r"\bthe (Edit|Write|Bash|Read|shell|patch) tool\b"
+)
+
+
+def machine_reason(summary: str) -> str | None:
+    """A path of one machine (a drive letter, a home folder, /tmp) is no rule for a team,
+    and neither is the agent's own tool (`apply_patch`, `Edit`): any moment's summary."""
+    if _MACHINE.search(summary):
+        return "a path on one machine, not a rule for the team"
+    if _TOOL_NAMED.search(summary):
+        return "the agent's own tool syntax, not the project's"
+    return None
+
+
+def failure_text(moment: Moment, turns: Sequence[Turn]) -> str:
+    """The failing output the moment saw: its telling line, and the results of the calls
+    between the first failure and the pass when the session is at hand."""
+    low, high = (min(moment.lines), max(moment.lines)) if moment.lines else (0, -1)
+    results = [t.text[:4000] for t in turns if t.kind == TOOL_RESULT and low <= t.line < high]
+    return "\n".join([moment.error, *results])
+
+
+_WORD = re.compile(r"[A-Za-z_][\w.:/@-]{2,}")
+_COMMON = {"true", "false", "the", "and", "run", "with", "from", "without", "null", "none"}
+
+
+def _mentions(failure: str, thing: str) -> bool:
+    """Whether the failure names the changed thing: one of its words (a variable's name, a
+    flag without its dashes, a script, a module), whole and case-insensitive."""
+    lowered = failure.lower()
+    for word in _WORD.findall(thing.replace("=", " ").replace("`", " ")):
+        word = word.strip("-:./").lower()
+        if (
+            len(word) >= 3
+            and word not in _COMMON
+            and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered)
+        ):
+            return True
+    return False

@@ -1,0 +1,231 @@
+"""A draft only when a rule can be stated with confidence; every other moment stays a moment.
+
+Blind reviewers kept 8 and 7 of the tuning set's 20 deterministic drafts. They rejected the
+person's raw message made a title (a task request, a question, a chatty remark, answers to
+the agent's setup questions), a failed-then-fixed command credited with the wrong cause or
+the agent's own sandbox, a path of one machine, a silent refusal read as "don't remove X".
+The sessions below are shaped as Claude Code writes them, with words from real public
+sessions (tests/eval/capture/tuning); each test failed before the gate (a draft was made).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orbit_learnings.curation.capture.drafting import draft_for, draft_or_reason
+from orbit_learnings.curation.capture.extract import Extraction, extract_sessions
+from orbit_learnings.curation.capture.moments import Moment
+from tests.testing import CliRunner
+
+CWD = "/Users/dev/shop"
+
+
+def _record(role: str, content: object) -> dict[str, object]:
+    return {"type": role, "cwd": CWD, "isSidechain": False, "sessionId": "s",
+            "message": {"role": role, "content": content}}  # fmt: skip
+
+
+def _call(call_id: str, tool: str, **given: object) -> dict[str, object]:
+    return _record("assistant", [{"type": "tool_use", "id": call_id, "name": tool, "input": given}])
+
+
+def _result(call_id: str, text: str, *, error: bool = False) -> dict[str, object]:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": error}
+    return _record("user", [block])
+
+
+def _interrupted() -> dict[str, object]:
+    return _record("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}])
+
+
+def _extract(tmp_path: Path, *records: dict[str, object]) -> Extraction:
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return extract_sessions([str(path)], None)
+
+
+def _edit(call_id: str, name: str) -> dict[str, object]:
+    return _call(call_id, "Edit", file_path=f"{CWD}/{name}", old_string="a", new_string="b")
+
+
+def test_an_interruption_asking_to_talk_first_is_a_moment_without_a_draft(
+    tmp_path: Path,
+) -> None:
+    found = _extract(
+        tmp_path,
+        _record("user", "Handle the subcategory cases in the invalidation function."),
+        _edit("t1", "db/functions/check_for_calculation_invalidation.sql"),
+        _result("t1", "The user doesn't want to proceed with this tool use.", error=True),
+        _interrupted(),
+        _record("user", "Talk to me about the logic first.  How can I succintly handle all "
+                        "these cases in a logical way?"),
+    )  # fmt: skip
+    assert [m.kind for _, m in found.moments] == ["interruption"]  # the moment is found …
+    assert found.drafts == []  # … but "Talk to the user about the logic first" is no rule
+    (kept,) = found.undrafted
+    assert kept["moment"] == "interruption" and kept["why"] == (
+        "a request for this task, not a standing rule"
+    )
+    assert str(kept["quote"]).startswith("Talk to me about the logic first.")
+
+
+def _said(kind: str, said: str) -> Moment:
+    return Moment(kind, [20], 0.6, said=said)
+
+
+@pytest.mark.parametrize(
+    ("kind", "said", "why"),
+    [
+        ("redo", "adjust specs/001/plan.md so that it matches the chosen tech stack in "
+                 "spec.md ## 5. Technology Stack", "a request for this task"),
+        ("follow-up", "lol im not catting the sg keyring to u. but its there", "not stated"),
+        ("follow-up", "язык - русский, тип проектов - развитие программы лояльности, колонки "
+                      "таблицы - задача, результат, git не использую, мне нужен план в виде шагов.",
+         "not stated"),
+        ("follow-up", "删除目前claude下所有skills,软链并使用我提供的文件夹下的skills,以后自动创建或者"
+                      "我要求创建的skills也都存放在我提供的文件下", "only the conversation shows"),
+        ("follow-up", "Always save the exports to C:\\Users\\admin\\Downloads, never the repo",
+         "one machine"),
+        ("follow-up", "Never put the fixtures in /Users/bholt/scratch/fixtures", "one machine"),
+        ("rejection", "always use relative paths with apply_patch", "the agent's own tool"),
+    ],
+)  # fmt: skip
+def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:
+    reason = draft_or_reason(_said(kind, said), path="s.jsonl", root=CWD)
+    assert isinstance(reason, str) and why in reason
+
+
+@pytest.mark.parametrize(
+    ("kind", "said", "summary"),
+    [
+        ("follow-up", "以后所有的claude skill 保存在我本地个人目录,而非项目目录",
+         "以后所有的claude skill 保存在我本地个人目录,而非项目目录"),  # 以后 / 而非: a rule word
+        ("interruption", "采用如下方案,我指定创建的skills增加custom前缀,自动创建的不管",
+         "我指定创建的skills增加custom前缀,自动创建的不管"),  # "X, not Y": a negated clause
+        ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI",
+         "Reference a var for `VITE_YNAB_REDIRECT_URI`"),  # "use X" and its kin
+        ("follow-up", "Use pnpm, not npm, in web/", "Use pnpm, not npm, in web/"),
+        ("follow-up", "Always keep the line length below 100", "Always keep the line length "
+                      "below 100"),  # "below" is no pointer at the conversation here
+        ("follow-up", "from now on save claude skills in ~/.claude/skills, never in the repo",
+         "From now on save claude skills in `~/.claude/skills`, never in the repo"),  # any home
+    ],
+)  # fmt: skip
+def test_rules_the_reviewers_kept_are_still_drafted(kind: str, said: str, summary: str) -> None:
+    draft = draft_for(_said(kind, said), path="s.jsonl", root=CWD)
+    assert draft is not None and draft.summary == summary
+
+
+def test_a_variable_the_failure_never_names_gets_no_credit(tmp_path: Path) -> None:
+    found = _extract(
+        tmp_path,
+        _record("user", "Run the webhook tests."),
+        _call("t1", "Bash", command="npm test -- webhooks"),
+        _result("t1", "Error: Cannot find module './config/local'\n    at Object.<anonymous>",
+                error=True),
+        _call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
+        _result("t2", "Tests: 12 passed, 12 total"),
+    )  # fmt: skip
+    assert [m.kind for _, m in found.moments] == ["error-fix"]
+    assert found.drafts == []  # was "`npm test` needs `NODE_ENV=test`": the error says a module
+    assert found.undrafted[0]["why"] == "the failure does not name what changed"
+
+
+def test_a_variable_the_failure_names_is_the_rule(tmp_path: Path) -> None:
+    found = _extract(
+        tmp_path,
+        _record("user", "Run the webhook tests."),
+        _call("t1", "Bash", command="npm test -- webhooks"),
+        _result("t1", "Error: NODE_ENV must be 'test' to load .env.test", error=True),
+        _call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
+        _result("t2", "Tests: 12 passed, 12 total"),
+    )  # fmt: skip
+    assert [d.summary for d in found.drafts] == ["`npm test` needs `NODE_ENV=test`"]
+
+
+def _error_fix(**given: object) -> Moment:
+    moment = Moment("error-fix", [10, 14], 0.7)
+    for name, value in given.items():
+        setattr(moment, name, value)
+    return moment
+
+
+@pytest.mark.parametrize(
+    ("moment", "why"),
+    [
+        (_error_fix(operation="bun remove", failed="bun remove -g opencode || true",
+                    fixed="bun remove -g opencode || true",
+                    error="error: An internal error occurred (PermissionDenied)",
+                    changes=["outside the sandbox (escalated permissions)"]),
+         "the agent's sandbox"),
+        (_error_fix(operation="apply_patch", failed="apply_patch <<'EOF'",
+                    fixed="cd web && apply_patch <<'EOF'",
+                    error="Invalid patch: The last line of the patch must be '*** End Patch'",
+                    changes=["from `web`"]),
+         "the agent's own tool syntax"),
+        (_error_fix(operation="npm run lint", failed="npm run lint", fixed="npm run lint",
+                    error="Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'typescript-eslint'",
+                    edits=[("/Users/dev/shop/frontend/eslint.config.js",
+                            "import tseslint from 'typescript-eslint';",
+                            "import js from '@eslint/js';\nimport path from 'node:path';")],
+                    files=["/Users/dev/shop/frontend/eslint.config.js"]),
+         "the failure does not name the fix"),  # was "… fails with … until … is fixed"
+    ],
+)  # fmt: skip
+def test_a_fix_that_is_no_project_rule_gives_no_draft(moment: Moment, why: str) -> None:
+    reason = draft_or_reason(moment, path="s.jsonl", root=CWD)
+    assert isinstance(reason, str) and why in reason
+
+
+def test_a_finding_about_the_agents_own_tool_is_no_project_rule() -> None:
+    moment = Moment("finding", [12], 0.5, files=[f"{CWD}/web/package.json"],
+                    said="The issue is that `apply_patch` needs paths relative to the workdir.")  # fmt: skip
+    assert draft_or_reason(moment, path="s.jsonl", root=CWD) == (
+        "the agent's own tool syntax, not the project's"
+    )
+
+
+def test_a_wordless_refusal_and_a_path_out_of_reach_stay_moments() -> None:
+    test_file = f"{CWD}/ynab_web/tests/integration/loading-state-test.ts"
+    refused = Moment("refused", [163, 164], 0.6, files=[test_file],
+                     said="Let me remove that pauseTest since it's not needed:")  # fmt: skip
+    refused.edits = [(test_file, "    await this.pauseTest();\n    ok();", "    ok();")]
+    unreachable = Moment("unreachable", [17, 20], 0.55, files=["C:\\Users\\David\\Documents"])
+    for moment in (refused, unreachable):
+        assert isinstance(draft_or_reason(moment, path="s.jsonl", root=CWD), str)
+
+
+@pytest.mark.parametrize(
+    ("said", "files"),
+    [
+        ("The issue is that the server isn't initialized until something triggers it (like "
+         "`visit`).", [f"{CWD}/spec/support/capybara.rb"]),  # the subject names no code
+        ("I need to correct my earlier advice. Looking at line 348-350, **both** tracking "
+         "mechanisms are controlled by `automaticExposureTracking`.", []),  # no file
+    ],
+)  # fmt: skip
+def test_a_finding_without_named_code_in_a_file_stays_a_moment(said: str, files: list[str]) -> None:
+    moment = Moment("finding", [43], 0.5, said=said, files=files)
+    assert draft_for(moment, path="s.jsonl", root=CWD) is None
+
+
+def test_extract_shows_the_moments_without_a_draft(
+    tmp_path: Path, workspace: Path, orbit: CliRunner
+) -> None:
+    path = tmp_path / "session.jsonl"
+    records = [
+        _record("user", "Handle the subcategory cases."),
+        _edit("t1", "db/check.sql"),
+        _result("t1", "The user doesn't want to proceed with this tool use.", error=True),
+        _interrupted(),
+        _record("user", "Talk to me about the logic first."),
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    shown = orbit("learning", "extract", str(path))
+    assert "moment\tinterruption\t" in shown.out and "Talk to me about the logic" in shown.out
+    assert "1 moment(s) without a draft" in shown.out
+    data = orbit("learning", "extract", str(path), "--json").json()
+    assert data["drafts"] == [] and data["moments_without_draft"][0]["moment"] == "interruption"
