@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
+from orbit_learnings.core.ids import level_of
 from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.feedback import oversized as oversized_feedback
@@ -241,8 +242,8 @@ def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
             ("supersedes", learning.supersedes),
             ("superseded_by", learning.superseded_by),
         ):
-            if target is None:
-                continue
+            if target is None or level_of(target) != level_of(learning.id):
+                continue  # a link into the org store (`supersedes: O-0012`) lives there
             line = line_containing(item.text, f"{key}:")
             other = records.get(target)
             if other is None or other.learning is None:

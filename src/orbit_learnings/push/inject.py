@@ -291,7 +291,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     """The spec's layer-1 block; empty when nothing matched."""
     if not hits:
         return ""
-    lines = ["<system-reminder>", "Project learnings relevant to this task:"]
+    lines = ["<system-reminder>", "Learnings relevant to this task:"]
     lines += [f"- [{h.id}] {printable(_noted(h))}" for h in hits]
     lines.append("Read full body via `orbit learning show <id>` if needed.")
     if feedback_hint:
@@ -303,7 +303,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
 def format_markdown(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
-    lines = ["## Project learnings relevant to this task", ""]
+    lines = ["## Learnings relevant to this task", ""]
     lines += [f"- **{h.id}** — {printable(_noted(h))}" for h in hits]
     lines += ["", "Read the full body with `orbit learning show <id>`."]
     if feedback_hint:

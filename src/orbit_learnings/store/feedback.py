@@ -29,7 +29,7 @@ from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
 START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
-MARKER = re.compile(rf"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({ids.ID_IN_TEXT})")
+MARKER = r"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({})"  # + `ids.id_in_text()`: an org's prefix too
 
 
 class Helpfulness:
@@ -267,7 +267,8 @@ def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None
 
     known: dict[str, set[str]] = {}  # store root -> its IDs, listed once per store
     report = MarkerReport([], [])
-    for verdict, learning_id in MARKER.findall(text):
+    markers = re.compile(MARKER.format(ids.id_in_text().pattern))
+    for verdict, learning_id in markers.findall(text):
         try:
             home = levels.for_id(ws, learning_id)  # U- IDs live in the personal store
         except OrbitError:

@@ -156,7 +156,21 @@ def find_workspace(root: str | os.PathLike[str] | None = None, cwd: str | None =
 
 def _own_store(folder: str) -> Workspace:
     refuse_linked_store(folder)
-    return Workspace(folder)
+    ws = Workspace(folder)
+    declare_prefixes(ws)
+    return ws
+
+
+def declare_prefixes(ws: Workspace) -> None:
+    """Judge IDs by the prefixes `ws` declares or reads (an org's, `ACME-0012`), looked
+    up only when such an ID is met (`store.org.prefix`); costs a hook nothing."""
+
+    def lookup() -> list[str]:
+        from orbit_learnings.store.org.prefix import declared
+
+        return declared(ws.root_dir, ws.level)
+
+    ids.declare_source(lookup)
 
 
 def refuse_linked_store(folder: str | os.PathLike[str]) -> None:

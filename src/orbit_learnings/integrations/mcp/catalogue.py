@@ -34,6 +34,8 @@ def learning_markdown(record: dict[str, Any]) -> str:
     ]
     if record.get("superseded_by"):
         lines.append(f"- superseded by: {record['superseded_by']}")
+    if record.get("superseded_here_by"):
+        lines.append(f"- superseded here by: {record['superseded_here_by']} (hidden here)")
     body = str(record.get("body") or "").strip()
     return "\n".join([*lines, "", body] if body else lines) + "\n"
 
