@@ -89,14 +89,14 @@ def staged_copy(ws: Workspace) -> Iterator[Workspace]:
     """A throwaway workspace holding `.orbit/` exactly as staged in git's index."""
     from orbit_learnings.curation import gitutil
 
-    if not gitutil.is_repository(ws.root_dir):
+    if not gitutil.is_repository(ws.root_str):
         raise UsageError("--staged needs a git repository")
-    listed = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", ORBIT_DIR)
+    listed = gitutil.run_git(ws.root_str, "ls-files", "-z", "--", ORBIT_DIR)
     with tempfile.TemporaryDirectory(prefix="orbit-staged-") as folder:
         os.makedirs(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR))
         if listed:
             gitutil.run_git(
-                ws.root_dir,
+                ws.root_str,
                 "checkout-index",
                 f"--prefix={folder}{os.sep}",
                 "-z",
@@ -192,10 +192,10 @@ def _tracked_state(ws: Workspace) -> list[Problem]:
     and a committed index or log is how a pull request would hand every clone its own."""
     from orbit_learnings.curation import gitutil
 
-    if not gitutil.is_repository(ws.root_dir):
+    if not gitutil.is_repository(ws.root_str):
         return []
     state = f"{ORBIT_DIR}/{STATE_DIR}"
-    out = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", state, check=False)
+    out = gitutil.run_git(ws.root_str, "ls-files", "-z", "--", state, check=False)
     fix = f"derived state is tracked by git; run `git rm -r --cached {state}` (sync rebuilds it)"
     return [Problem(path, 1, fix, None, "tracked-state") for path in out.split("\0") if path]
 

@@ -148,7 +148,7 @@ def _hidden_by(view: OrgView | None, conn: sqlite3.Connection, *, ws: Workspace)
         return set()
     if ws.level == "org":
         return view.hidden(conn)
-    if ws.level == "project" and ws.root_dir == view.project.root_dir:
+    if ws.level == "project" and ws.root_str == view.project.root_str:
         view.note_project(conn)
     return set()
 
@@ -274,12 +274,12 @@ def _stores(ws: Workspace, level: str | None, warnings: list[Problem]) -> list[W
         from orbit_learnings.retrieval.orgview import hint_problem
 
         warnings += [hint_problem(hint) for hint in hints]
-    return [s for s in chosen if s.root_dir == ws.root_dir or _holds_anything(s)]
+    return [s for s in chosen if s.root_str == ws.root_str or _holds_anything(s)]
 
 
 def _holds_anything(ws: Workspace) -> bool:
     try:
-        with os.scandir(ws.learnings_path) as entries:
+        with os.scandir(ws.learnings_dir_str) as entries:
             return next(entries, None) is not None
     except (FileNotFoundError, NotADirectoryError):
         return False

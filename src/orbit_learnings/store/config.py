@@ -32,7 +32,7 @@ def load(ws: Workspace) -> dict[str, Any]:
 def _mapping(ws: Workspace, name: str, expected: str) -> dict[str, Any]:
     from orbit_learnings.store.fileops import read_repo_text
 
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
     try:  # a committed link to ~/.aws/config or /dev/zero is refused, never read
         text = read_repo_text(os.path.join(orbit, name), within=orbit, name=f"{ORBIT_DIR}/{name}")
     except (FileNotFoundError, NotADirectoryError):
@@ -141,7 +141,7 @@ def set_setting(ws: Workspace, key: str, value: Any) -> None:
     from orbit_learnings.store.fileops import read_repo_text, write_repo_text
     from orbit_learnings.store.yamlio import SurgicalEditor, dump_new
 
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
     path, name = os.path.join(orbit, CONFIG_FILE), f"{ORBIT_DIR}/{CONFIG_FILE}"
     try:
         text = read_repo_text(path, within=orbit, name=name)

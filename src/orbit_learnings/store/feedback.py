@@ -153,7 +153,7 @@ def parse_rows(text: str, learning_id: str, display: str) -> tuple[Rows, list[Pr
 def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
     """The file's rows, as far as the readers' bound (a file past it counts its first
     part: never nothing); None when there is no readable file."""
-    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    path = os.path.join(ws.learnings_dir_str, learning_id, FEEDBACK_FILE)
     if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
         return None
     try:
@@ -274,7 +274,7 @@ def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None
         except OrbitError:
             report.unknown.append(learning_id)
             continue
-        if learning_id not in known.setdefault(home.root_dir, set(bundles.bundle_ids(home))):
+        if learning_id not in known.setdefault(home.root_str, set(bundles.bundle_ids(home))):
             report.unknown.append(learning_id)
             continue
         found = record(

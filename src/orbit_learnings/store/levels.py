@@ -70,7 +70,7 @@ def stores(
         chosen.append(project)
     if level in ("user", "all"):
         user = user_workspace()
-        if user is not None and (project is None or user.root_dir != project.root_dir):
+        if user is not None and (project is None or user.root_str != project.root_str):
             chosen.append(user)
     if level in ("org", "all") and project is not None and project.level == "project":
         org, hint = org_store(project)
@@ -86,7 +86,7 @@ def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
     commit is not in the cache; (None, None) when it subscribes to no org."""
     from orbit_learnings.store.org.pin import org_tree
 
-    folder, hint = org_tree(project.root_dir)
+    folder, hint = org_tree(project.root_str)
     return (Workspace(folder, level="org"), None) if folder is not None else (None, hint)
 
 
@@ -95,7 +95,7 @@ def for_id(project: Workspace, learning_id: str) -> Workspace:
     store, unless this repository is the org repository and holds it)."""
     declare_prefixes(project)  # `ACME-0012` is the org's when the pinned org declares ACME
     if ids.level_of(learning_id) == "org" and not os.path.isdir(
-        os.path.join(project.learnings_path, learning_id)
+        os.path.join(project.learnings_dir_str, learning_id)
     ):
         from orbit_learnings.core.errors import NotFound
 

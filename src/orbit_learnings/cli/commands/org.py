@@ -60,7 +60,7 @@ def init_command(
         _refuse_renaming(ws, current, prefix)
         config.set_setting(ws, config.ID_PREFIX_KEY, prefix)
     info(
-        f"{ws.root_dir} is an org store: `orbit learning add` allocates {prefix}- IDs."
+        f"{ws.root_str} is an org store: `orbit learning add` allocates {prefix}- IDs."
         " Commit .orbit/, push it, and each repository runs `orbit org subscribe URL`."
     )
 
@@ -174,9 +174,9 @@ def _pin(ws: Workspace, pin: Pin) -> int:
     from orbit_learnings.store.workspace import declare_prefixes
 
     count = _materialise(pin, ws)
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
     write_repo_text(
-        lock_path(ws.root_dir), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}"
+        lock_path(ws.root_str), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}"
     )
     declare_prefixes(ws)  # IDs are judged by the newly pinned org's prefix from now on
     return count
@@ -235,7 +235,7 @@ def fetch_command(
     ws = STATE.workspace()
     url, branch = _subscription(ws)
     fetched = cache.fetch(url, branch)
-    pin = read_pin(ws.root_dir)
+    pin = read_pin(ws.root_str)
     if pin is not None and not cache.fetch_commit(pin.url, pin.commit):
         raise OrbitError(
             f"the pinned org commit {pin.short} is on neither {pin.url} nor this cache;"
@@ -285,7 +285,7 @@ def update_command(
     fetched = cache.fetch(url, branch)
     if fetched.gone or fetched.after is None:
         raise OrbitError(f"the branch {branch!r} is gone from {url}; the pin stays where it is")
-    old = read_pin(ws.root_dir)
+    old = read_pin(ws.root_str)
     new = Pin(url, branch, fetched.after)
     if old is not None and old.commit == new.commit and old.url == url and old.branch == branch:
         info(f"The pin is already at {new.short}, the tip of {branch}.")

@@ -56,7 +56,7 @@ def _register_resources(server: MCPServer, ws: Workspace) -> None:
         mime_type="text/markdown",
     )
     def learning_index() -> str:
-        hits = queries.list_learnings(ws, cwd=ws.root_dir).hits
+        hits = queries.list_learnings(ws, cwd=ws.root_str).hits
         lines = [f"- {h.id}: {h.summary} ({', '.join([*h.paths, *h.tags])})" for h in hits]
         return "# Project learnings\n\n" + ("\n".join(lines) or "(none yet)") + "\n"
 

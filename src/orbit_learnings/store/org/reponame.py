@@ -19,12 +19,12 @@ def repo_name(project: Workspace) -> str:
     named = _configured_name(project)
     if named:
         return named
-    url = _origin_url(project.root_dir)
+    url = _origin_url(project.root_str)
     if url:
         tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         if tail:
             return tail
-    return os.path.basename(project.root_dir.rstrip(os.sep))
+    return os.path.basename(project.root_str.rstrip(os.sep))
 
 
 def _origin_url(root: str) -> str | None:
@@ -64,7 +64,7 @@ def _configured_name(project: Workspace) -> str | None:
     from orbit_learnings.store.fileops import read_repo_text
     from orbit_learnings.store.layout import CONFIG_FILE
 
-    orbit = os.path.join(project.root_dir, ORBIT_DIR)
+    orbit = os.path.join(project.root_str, ORBIT_DIR)
     try:
         text = read_repo_text(
             os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
