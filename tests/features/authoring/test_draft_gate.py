@@ -18,37 +18,17 @@ import pytest
 from orbit_learnings.curation.capture.drafting import draft_for, draft_or_reason
 from orbit_learnings.curation.capture.extract import Extraction, extract_sessions
 from orbit_learnings.curation.capture.moments import Moment
+from tests.features.authoring import claude_records as claude
+from tests.features.authoring.claude_records import CWD, write_session
 from tests.testing import CliRunner
-
-CWD = "/Users/dev/shop"
-
-
-def _record(role: str, content: object) -> dict[str, object]:
-    return {"type": role, "cwd": CWD, "isSidechain": False, "sessionId": "s",
-            "message": {"role": role, "content": content}}  # fmt: skip
-
-
-def _call(call_id: str, tool: str, **given: object) -> dict[str, object]:
-    return _record("assistant", [{"type": "tool_use", "id": call_id, "name": tool, "input": given}])
-
-
-def _result(call_id: str, text: str, *, error: bool = False) -> dict[str, object]:
-    block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": error}
-    return _record("user", [block])
-
-
-def _interrupted() -> dict[str, object]:
-    return _record("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}])
 
 
 def _extract(tmp_path: Path, *records: dict[str, object]) -> Extraction:
-    path = tmp_path / "session.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    return extract_sessions([str(path)], None)
+    return extract_sessions([str(write_session(tmp_path, *records))], None)
 
 
 def _edit(call_id: str, name: str) -> dict[str, object]:
-    return _call(call_id, "Edit", file_path=f"{CWD}/{name}", old_string="a", new_string="b")
+    return claude.call(call_id, "Edit", file_path=f"{CWD}/{name}", old_string="a", new_string="b")
 
 
 def test_an_interruption_asking_to_talk_first_is_a_moment_without_a_draft(
@@ -56,11 +36,11 @@ def test_an_interruption_asking_to_talk_first_is_a_moment_without_a_draft(
 ) -> None:
     found = _extract(
         tmp_path,
-        _record("user", "Handle the subcategory cases in the invalidation function."),
+        claude.record("user", "Handle the subcategory cases in the invalidation function."),
         _edit("t1", "db/functions/check_for_calculation_invalidation.sql"),
-        _result("t1", "The user doesn't want to proceed with this tool use.", error=True),
-        _interrupted(),
-        _record("user", "Talk to me about the logic first.  How can I succintly handle all "
+        claude.result("t1", "The user doesn't want to proceed with this tool use.", error=True),
+        claude.interrupted(),
+        claude.record("user", "Talk to me about the logic first.  How can I succintly handle all "
                         "these cases in a logical way?"),
     )  # fmt: skip
     assert [m.kind for _, m in found.moments] == ["interruption"]  # the moment is found …
@@ -122,12 +102,12 @@ def test_rules_the_reviewers_kept_are_still_drafted(kind: str, said: str, summar
 def test_a_variable_the_failure_never_names_gets_no_credit(tmp_path: Path) -> None:
     found = _extract(
         tmp_path,
-        _record("user", "Run the webhook tests."),
-        _call("t1", "Bash", command="npm test -- webhooks"),
-        _result("t1", "Error: Cannot find module './config/local'\n    at Object.<anonymous>",
+        claude.record("user", "Run the webhook tests."),
+        claude.call("t1", "Bash", command="npm test -- webhooks"),
+        claude.result("t1", "Error: Cannot find module './config/local'\n    at Object.<anonymous>",
                 error=True),
-        _call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
-        _result("t2", "Tests: 12 passed, 12 total"),
+        claude.call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
+        claude.result("t2", "Tests: 12 passed, 12 total"),
     )  # fmt: skip
     assert [m.kind for _, m in found.moments] == ["error-fix"]
     assert found.drafts == []  # was "`npm test` needs `NODE_ENV=test`": the error says a module
@@ -137,11 +117,11 @@ def test_a_variable_the_failure_never_names_gets_no_credit(tmp_path: Path) -> No
 def test_a_variable_the_failure_names_is_the_rule(tmp_path: Path) -> None:
     found = _extract(
         tmp_path,
-        _record("user", "Run the webhook tests."),
-        _call("t1", "Bash", command="npm test -- webhooks"),
-        _result("t1", "Error: NODE_ENV must be 'test' to load .env.test", error=True),
-        _call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
-        _result("t2", "Tests: 12 passed, 12 total"),
+        claude.record("user", "Run the webhook tests."),
+        claude.call("t1", "Bash", command="npm test -- webhooks"),
+        claude.result("t1", "Error: NODE_ENV must be 'test' to load .env.test", error=True),
+        claude.call("t2", "Bash", command="NODE_ENV=test npm test -- webhooks"),
+        claude.result("t2", "Tests: 12 passed, 12 total"),
     )  # fmt: skip
     assert [d.summary for d in found.drafts] == ["`npm test` needs `NODE_ENV=test`"]
 
@@ -217,11 +197,11 @@ def test_extract_shows_the_moments_without_a_draft(
 ) -> None:
     path = tmp_path / "session.jsonl"
     records = [
-        _record("user", "Handle the subcategory cases."),
+        claude.record("user", "Handle the subcategory cases."),
         _edit("t1", "db/check.sql"),
-        _result("t1", "The user doesn't want to proceed with this tool use.", error=True),
-        _interrupted(),
-        _record("user", "Talk to me about the logic first."),
+        claude.result("t1", "The user doesn't want to proceed with this tool use.", error=True),
+        claude.interrupted(),
+        claude.record("user", "Talk to me about the logic first."),
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     shown = orbit("learning", "extract", str(path))

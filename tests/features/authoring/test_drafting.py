@@ -10,7 +10,6 @@ sessions (tests/eval/capture/tuning).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,51 +17,24 @@ import pytest
 from orbit_learnings.curation.capture.drafting import Draft, draft_for, globs_for
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.moments import Moment
-
-CWD = "/Users/dev/shop"
-
-
-def _record(kind: str, content: object) -> dict[str, object]:
-    role = "assistant" if kind == "assistant" else "user"
-    return {"type": role, "cwd": CWD, "isSidechain": False, "sessionId": "s",
-            "message": {"role": role, "content": content}}  # fmt: skip
-
-
-def _call(call_id: str, tool: str, **given: object) -> dict[str, object]:
-    return _record("assistant", [{"type": "tool_use", "id": call_id, "name": tool, "input": given}])
-
-
-def _result(call_id: str, text: str, *, error: bool = False) -> dict[str, object]:
-    block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": error}
-    return _record("user", [block])
-
-
-def _refused(call_id: str, reason: str) -> dict[str, object]:
-    return _result(
-        call_id,
-        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
-        "it was a file edit, the new_string was NOT written to the file). The user provided the "
-        f"following reason for the rejection: {reason}",
-        error=True,
-    )
+from tests.features.authoring import claude_records as claude
+from tests.features.authoring.claude_records import CWD, write_session
 
 
 def _drafts(tmp_path: Path, *records: dict[str, object]) -> list[Draft]:
-    path = tmp_path / "session.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    return extract_sessions([str(path)], None).drafts
+    return extract_sessions([str(write_session(tmp_path, *records))], None).drafts
 
 
 def _said(text: str) -> dict[str, object]:
-    return _record("user", text)
+    return claude.record("user", text)
 
 
 def test_a_refusal_that_names_the_tool_to_use_says_which_one_not(tmp_path: Path) -> None:
     (draft,) = _drafts(
         tmp_path,
         _said("Add left-pad to the web app."),
-        _call("t1", "Bash", command="cd web && npm install left-pad"),
-        _refused("t1", "no, use pnpm"),
+        claude.call("t1", "Bash", command="cd web && npm install left-pad"),
+        claude.refused("t1", "no, use pnpm"),
     )
     assert draft.summary == "Use `pnpm`, not `npm`"  # was "Use pnpm"
     assert "The agent was about to run: `cd web && npm install left-pad`" in draft.body
@@ -73,8 +45,8 @@ def test_a_refusal_in_chinese_without_spaces_is_drafted_in_chinese(tmp_path: Pat
     (draft,) = _drafts(
         tmp_path,
         _said("把skills软链到我的文件夹"),
-        _call("t1", "Bash", command="mkdir -p ~/skills/auto-generated"),
-        _refused("t1", said),
+        claude.call("t1", "Bash", command="mkdir -p ~/skills/auto-generated"),
+        claude.refused("t1", said),
     )  # one "word" to str.split: it used to be dropped as too short
     assert (
         draft.summary == "我指定创建的skills增加custom前缀,自动创建的不管"
@@ -86,8 +58,8 @@ def test_an_interruption_that_reports_what_the_screen_shows_is_no_draft(tmp_path
     found = _drafts(
         tmp_path,
         _said("Print the server url in the system spec."),
-        _call("t1", "Edit", file_path=spec, old_string="around", new_string="before"),
-        _record("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
+        claude.call("t1", "Edit", file_path=spec, old_string="around", new_string="before"),
+        claude.record("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
         _said('Added pp on line 76 and it shows "BMH server_url: http://127.0.0.1:".  It seems '
               "Capybara.server_port is blank."),
     )  # fmt: skip
@@ -101,12 +73,12 @@ def test_a_redone_edit_shows_the_lines_the_agent_changed(tmp_path: Path) -> None
     (draft,) = _drafts(
         tmp_path,
         _said("Deploy the app to GitHub Pages with the OAuth settings."),
-        _call("t1", "Edit", file_path=workflow, old_string="run: npm run build",
+        claude.call("t1", "Edit", file_path=workflow, old_string="run: npm run build",
               new_string=f"run: npm run build\n  env:\n    {literal}"),
-        _result("t1", "The file has been updated."),
+        claude.result("t1", "The file has been updated."),
         _said("Let's reference a var for VITE_YNAB_REDIRECT_URI"),
-        _call("t2", "Edit", file_path=workflow, old_string=literal, new_string=variable),
-        _result("t2", "The file has been updated."),
+        claude.call("t2", "Edit", file_path=workflow, old_string=literal, new_string=variable),
+        claude.result("t2", "The file has been updated."),
     )  # fmt: skip
     assert (draft.detector, draft.summary) == (
         "redo",
@@ -121,10 +93,10 @@ def test_a_command_not_found_then_another_program_says_which_to_run(tmp_path: Pa
     (draft,) = _drafts(
         tmp_path,
         _said("Check the checklists."),
-        _call("t1", "Bash", command=script),
-        _result("t1", "bash: python: command not found", error=True),
-        _call("t2", "Bash", command=script.replace("python -", "python3 -")),
-        _result("t2", CWD),
+        claude.call("t1", "Bash", command=script),
+        claude.result("t1", "bash: python: command not found", error=True),
+        claude.call("t2", "Bash", command=script.replace("python -", "python3 -")),
+        claude.result("t2", CWD),
     )
     assert draft.summary == "`python` is not found here: run `python3`"
     assert "import re" not in draft.body  # the here-document's body is data, not the lesson
@@ -241,8 +213,8 @@ def test_words_after_a_failure_show_the_failing_command(tmp_path: Path) -> None:
     (draft,) = _drafts(
         tmp_path,
         _said("Run the webhook tests."),
-        _call("t1", "Bash", command="npm test -- webhooks"),
-        _result("t1", "Error: Cannot find module 'dotenv/config'", error=True),
+        claude.call("t1", "Bash", command="npm test -- webhooks"),
+        claude.result("t1", "Error: Cannot find module 'dotenv/config'", error=True),
         _said("never run npm here, always use pnpm"),
     )
     assert draft.summary == "Never run npm here, always use pnpm"

@@ -18,23 +18,12 @@ from collections.abc import Sequence
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
+from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
-# A rule word: normative or imperative-with-a-rule ("never", "must", "以后", "ではなく", …).
-_RULE_WORD = re.compile(
-    r"\b(don'?t|do not|never|always|instead|must|should|prefer|avoid|from now on|going forward|"
-    r"make sure|remember|rather than|only|immer|niemals|nie|statt|anstatt|jamais|toujours|"
-    r"au lieu|nunca|siempre|debe\w*|hay que|en vez|em vez|sempre|всегда|никогда|нельзя|вместо|"
-    r"нужно|должн\w*)\b"
-    r"|不要|别|應該|应该|必须|须|總是|总是|不能|改用|以后|而非|而不是|一律|统一|始终|记住|"
-    r"ではなく|しないで|必ず|常に|今後|항상|절대|대신|말고|해야",
-    re.I,
-)
-# A class of things rather than this one thing: "every", "all", "each", "所有", "すべて".
-_GENERAL = re.compile(
-    r"\b(every|each|all|any|whenever|cada|todos?|todas?|jede[rsn]?|alle|tous|toutes|chaque|"
-    r"все|каждый)\b|所有|全部|每个|任何|すべて|全て|모든",
-    re.I,
-)
+# Rule words (`wording.RULE_WORD`, one list) and a class of things (`wording.GENERAL_CLASS`),
+# plus the milder marks the gate also takes for a rule but the sentence chooser does not
+# weight as strong ("only", "rather than").
+_ALSO_RULE = re.compile(r"\b(rather than|only|anstatt|en vez)\b|應該|须|總是", re.I)
 # "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
 _CONTRAST = re.compile(
     r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b"
@@ -77,10 +66,15 @@ def person_reason(summary: str) -> str | None:
     shows."""
     if _DEICTIC.search(summary):
         return "it points at something only the conversation shows"
-    strong = bool(_RULE_WORD.search(summary) or _CONTRAST.search(summary) or _USE.match(summary))
+    strong = bool(
+        RULE_WORD.search(summary)
+        or _ALSO_RULE.search(summary)
+        or _CONTRAST.search(summary)
+        or _USE.match(summary)
+    )
     if strong:
         return None
-    if _GENERAL.search(summary) and not _TASK_VERB.match(summary):
+    if GENERAL_CLASS.search(summary) and not _TASK_VERB.match(summary):
         return None
     if _TASK_VERB.match(summary):
         return "a request for this task, not a standing rule"

@@ -23,7 +23,9 @@ MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather t
 _SENTENCE = re.compile(
     r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+"
 )  # CJK: no space after a stop
-_STRONG = re.compile(
+# A rule word: normative, or imperative with a rule in it ("never", "must", "以后", "ではなく").
+# One list, read here to choose a sentence and by the draft gate to decide a draft.
+RULE_WORD = re.compile(
     r"\b(don'?t|do not|never|always|instead|must|should|prefer|avoid|from now on|going forward|"
     r"make sure|remember|immer|niemals|nie|statt|jamais|toujours|au lieu|nunca|siempre|debe\w*|"
     r"hay que|em vez|sempre|всегда|никогда|нельзя|вместо|нужно|должн\w*)\b"
@@ -31,7 +33,8 @@ _STRONG = re.compile(
     r"ではなく|しないで|必ず|常に|今後|항상|절대|대신|말고|해야",
     re.I,
 )
-_GENERAL = re.compile(
+# A class of things rather than this one thing: "every", "all", "only", "所有", "すべて".
+GENERAL_CLASS = re.compile(
     r"\b(every|each|all|any|whenever|only|cada|todos?|todas?|jede[rsn]?|alle|tous|toutes|"
     r"chaque|все|каждый)\b|所有|全部|每个|任何|すべて|全て|모든",
     re.I,
@@ -46,7 +49,7 @@ _LEANS = re.compile(
 
 def reads_as_rule(text: str) -> bool:
     """Whether any sentence leans toward a rule (a rule word, a negation, "I want you to")."""
-    return rule_cue(text) or bool(_STRONG.search(text) or _LEANS.search(text))
+    return rule_cue(text) or bool(RULE_WORD.search(text) or _LEANS.search(text))
 
 
 _LEAD = re.compile(
@@ -70,7 +73,7 @@ _ASKING = re.compile(
 
 def _asks(sentence: str) -> bool:
     return bool(
-        _ASKS.search(sentence) or (_ASKING.match(sentence) and not _STRONG.search(sentence))
+        _ASKS.search(sentence) or (_ASKING.match(sentence) and not RULE_WORD.search(sentence))
     )
 
 
@@ -126,7 +129,7 @@ def person_rule(said: str, *, instead_of: str = "") -> str | None:
     chosen = _best_clause(sentences)
     if chosen is None:
         return None
-    if not _STRONG.search(chosen) and any(_REPORTS.search(s) for s in sentences):
+    if not RULE_WORD.search(chosen) and any(_REPORTS.search(s) for s in sentences):
         return None  # a bug report: the lesson, if any, is in the fix, not in these words
     chosen = re.sub(r"\s#{1,6}\s*(\d+)\.?", r" §\1", chosen)  # "spec.md ## 5." → "spec.md §5"
     rule = _contrast(_strip_lead(_from_cue(chosen)), instead_of)
@@ -176,7 +179,7 @@ def _best_clause(sentences: list[str]) -> str | None:
         return None
     sentence, clause, index = next(x for x in clauses if x[1] == best)
     others = [c for s, c, _ in clauses if s == sentence and c != clause]
-    whole = index == 0 or any(_STRONG.search(c) for c in others)
+    whole = index == 0 or any(RULE_WORD.search(c) for c in others)
     return sentence if whole and not _asks(sentence) else clause
 
 
@@ -184,11 +187,11 @@ def _best(sentences: list[str]) -> str | None:
     """The sentence that reads most like a standing rule; None when none could be one."""
     scored: list[tuple[float, int, str]] = []
     for position, sentence in enumerate(sentences):
-        strong = bool(_STRONG.search(sentence))
+        strong = bool(RULE_WORD.search(sentence))
         leans = rule_cue(sentence) or bool(_LEANS.search(sentence))
         if not _could_be_rule(sentence, strong=strong, leans=leans):
             continue
-        weight = 2.0 * strong + bool(_GENERAL.search(sentence)) + 0.5 * leans
+        weight = 2.0 * strong + bool(GENERAL_CLASS.search(sentence)) + 0.5 * leans
         weight -= strong * min(len(sentence), 300) / 600  # the shorter of two rules
         scored.append((weight, -position, sentence))
     return max(scored)[2] if scored else None
@@ -216,7 +219,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def _from_cue(sentence: str) -> str:
     """A long sentence from the clause where its rule word stands ("删除…, 以后…" → "以后…")."""
     wide = len(_CJK.findall(sentence)) > len(sentence) / 3
-    cue = _STRONG.search(sentence)
+    cue = RULE_WORD.search(sentence)
     if len(sentence) <= (45 if wide else MAX_SUMMARY) or not cue:
         return sentence
     start = max(sentence.rfind(mark, 0, cue.start()) for mark in (",", "，", ";", "；"))
