@@ -89,7 +89,7 @@ def in_process_reads(ws: Workspace, repeats: int) -> dict[str, object]:
         timed_together(
             {
                 "freshness_noop": lambda: index.open_fresh(ws).__enter__().close(),
-                "stat_floor": stat_floor(ws.learnings_path),
+                "stat_floor": stat_floor(ws.learnings_dir_str),
             },
             repeats,
         )

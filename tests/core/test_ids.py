@@ -90,3 +90,35 @@ def test_an_id_inside_text_starts_at_a_word_boundary() -> None:
     import re
 
     assert re.findall(ids.ID_IN_TEXT, "HTML-0001 and (L-0002)") == ["L-0002"]
+
+
+def test_a_declared_org_prefix_is_an_id_only_where_it_is_declared() -> None:
+    """`ACME-0001` is an ID in a repository that declares or reads `ACME`, nowhere else;
+    capitals in prose (`RFC-2119`) never are, and the lookup runs only for such IDs."""
+    asked: list[int] = []
+
+    def lookup() -> list[str]:
+        asked.append(1)
+        return ["ACME", "L", "../x"]  # only valid, new prefixes count
+
+    try:
+        ids.declare_source(lambda: [])
+        assert not ids.is_learning_id("ACME-0001")
+        ids.declare_source(lookup)
+        assert ids.is_learning_id("L-0001") and ids.level_of("O-0001") == "org" and not asked
+        assert ids.is_learning_id("ACME-0001") and ids.level_of("ACME-0001") == "org"
+        assert ids.declared_prefixes() == ("ACME",) and len(asked) == 1
+        assert not ids.is_learning_id("RFC-2119") and ids.level_of("RFC-2119") == "project"
+        assert ids.sequential_number("ACME-0042", "ACME") == 42
+        assert ids.sequential_number("ACME-0042", "O") is None
+    finally:
+        ids.declare_source(lambda: [])
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("O", True), ("ACME", True), ("X", True), ("L", False), ("U", False), ("ACMEX", False),
+     ("acme", False), ("A1", False), ("É", False), ("", False), (None, False), (["O"], False)],
+)  # fmt: skip
+def test_prefix_problem(value: object, ok: bool) -> None:
+    assert (ids.prefix_problem(value) is None) is ok

@@ -39,8 +39,8 @@ def test_first_read_builds_the_index_and_deleting_it_is_safe(workspace: Path) ->
     ws = Workspace(workspace)
     add(ws)
     assert ids(queries.list_learnings(ws)) == ["L-0001"]
-    assert ws.index_path.exists()
-    ws.index_path.unlink()
+    assert ws.index_file.exists()
+    ws.index_file.unlink()
     assert ids(queries.list_learnings(ws)) == ["L-0001"]
 
 
@@ -48,7 +48,7 @@ def test_a_corrupt_index_file_is_rebuilt(workspace: Path) -> None:
     ws = Workspace(workspace)
     add(ws)
     ws.state_dir.mkdir(exist_ok=True)
-    ws.index_path.write_bytes(b"this is not sqlite at all" * 100)
+    ws.index_file.write_bytes(b"this is not sqlite at all" * 100)
     assert ids(queries.list_learnings(ws)) == ["L-0001"]
 
 
@@ -130,12 +130,12 @@ def test_failing_sync_leaves_the_previous_index_in_place(workspace: Path) -> Non
     add(ws, "kept")
     report = index.sync(ws)
     assert report.learnings == 1
-    before = ws.index_path.read_bytes()
+    before = ws.index_file.read_bytes()
     (ws.bundle_dir("L-0002")).mkdir()
     (ws.bundle_dir("L-0002") / "learning.yaml").write_text("id: L-0003\n")
     with pytest.raises(ValidationFailed):
         index.sync(ws)
-    assert ws.index_path.read_bytes() == before
+    assert ws.index_file.read_bytes() == before
     assert not [p for p in ws.state_dir.iterdir() if p.name.endswith(".tmp")]
 
 
@@ -200,7 +200,7 @@ def test_index_mirrors_the_spec_table(workspace: Path) -> None:
     ws = Workspace(workspace)
     add(ws, tags=("perf",))
     index.sync(ws)
-    conn = sqlite3.connect(ws.index_path)
+    conn = sqlite3.connect(ws.index_file)
     row = conn.execute("SELECT id, status, paths, tags, summary FROM learnings_index").fetchone()
     assert row == ("L-0001", "active", '["src/**"]', '["perf"]', "Lesson")
 
@@ -307,7 +307,7 @@ def test_full_text_rows_follow_a_changed_learning(workspace: Path) -> None:
     update_learning(ws, "L-0001", Changes(summary="retries need a yak backoff"))
     assert queries.search_text(ws, "zebra").hits == []
     assert [h.id for h in queries.search_text(ws, "yak").hits] == ["L-0001"]
-    with sqlite3.connect(ws.index_path) as conn:
+    with sqlite3.connect(ws.index_file) as conn:
         for table in ("learnings_fts", "learnings_trigram"):
             rows = conn.execute(f"SELECT rowid, id FROM {table} ORDER BY id").fetchall()
             linked = conn.execute(

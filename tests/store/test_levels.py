@@ -86,7 +86,7 @@ def test_for_id_sends_u_ids_to_the_personal_store(workspace: Path, user_home: Pa
         levels.for_id(project, "U-0001")
     levels.user_workspace(create=True)
     home = levels.for_id(project, "U-0001")
-    assert (home.root_dir, home.level) == (str(user_home), "user")
+    assert (home.root_str, home.level) == (str(user_home), "user")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG rule is Linux's")
@@ -96,4 +96,4 @@ def test_for_id_finds_the_personal_store_under_xdg_data_home(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     (tmp_path / "xdg" / levels.APP_NAME / ".orbit" / "learnings").mkdir(parents=True)
     home = levels.for_id(Workspace(workspace), "U-7KQ2M9XD")
-    assert home.root_dir == str(tmp_path / "xdg" / levels.APP_NAME)
+    assert home.root_str == str(tmp_path / "xdg" / levels.APP_NAME)

@@ -13,8 +13,8 @@ from orbit_learnings.store.workspace import Workspace, find_workspace, to_repo_r
 def test_paths_inside_a_workspace(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     assert ws.learnings_dir == tmp_path / ".orbit" / "learnings"
-    assert ws.learnings_path == str(ws.learnings_dir)
-    assert ws.index_file == str(ws.index_path) == str(tmp_path / ".orbit/state/index.sqlite3")
+    assert ws.learnings_dir_str == str(ws.learnings_dir)
+    assert ws.index_file_str == str(ws.index_file) == str(tmp_path / ".orbit/state/index.sqlite3")
     assert ws.locks_dir == tmp_path / ".orbit/state/locks"
     assert ws.bundle_dir("L-0001") == tmp_path / ".orbit/learnings/L-0001"
 
@@ -45,9 +45,9 @@ def test_find_workspace_walks_up_from_a_nested_folder(
 ) -> None:
     nested = workspace / "src" / "deep"
     nested.mkdir(parents=True)
-    assert find_workspace(cwd=str(nested)).root_dir == str(workspace.resolve())
+    assert find_workspace(cwd=str(nested)).root_str == str(workspace.resolve())
     monkeypatch.chdir(nested)
-    assert find_workspace().root_dir == str(workspace.resolve())
+    assert find_workspace().root_str == str(workspace.resolve())
 
 
 def test_an_explicit_root_must_hold_orbit(workspace: Path) -> None:
@@ -56,14 +56,14 @@ def test_an_explicit_root_must_hold_orbit(workspace: Path) -> None:
     nested.mkdir()
     with pytest.raises(WorkspaceNotFound, match="orbit init"):
         find_workspace(nested)
-    assert find_workspace(workspace).root_dir == str(workspace.resolve())
+    assert find_workspace(workspace).root_str == str(workspace.resolve())
 
 
 def test_orbit_root_from_the_environment(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ORBIT_ROOT", str(workspace))
-    assert find_workspace(cwd=str(tmp_path)).root_dir == str(workspace.resolve())
+    assert find_workspace(cwd=str(tmp_path)).root_str == str(workspace.resolve())
     monkeypatch.setenv("ORBIT_ROOT", str(tmp_path))
     with pytest.raises(WorkspaceNotFound):
         find_workspace(cwd=str(workspace))
@@ -107,7 +107,7 @@ def test_relative_input_from_outside_the_workspace_is_taken_from_its_root(
 
 def test_absolute_input_inside_the_workspace(ws: Workspace) -> None:
     assert to_repo_relative(ws, str(ws.root / "src" / "app") + "/", ws.root) == "src/app/"
-    assert to_repo_relative(ws, ws.root_dir, ws.root) == ""
+    assert to_repo_relative(ws, ws.root_str, ws.root) == ""
 
 
 def test_an_absolute_path_through_a_symlink_into_the_workspace_is_accepted(
@@ -126,7 +126,7 @@ def test_paths_outside_the_workspace_are_refused(ws: Workspace, raw: str) -> Non
 
 def test_a_sibling_folder_sharing_the_roots_name_prefix_is_outside(ws: Workspace) -> None:
     with pytest.raises(OrbitError, match="outside the workspace"):
-        to_repo_relative(ws, ws.root_dir + "-other/x.py", ws.root)
+        to_repo_relative(ws, ws.root_str + "-other/x.py", ws.root)
 
 
 def test_an_empty_path_is_refused(ws: Workspace) -> None:

@@ -11,6 +11,15 @@ from orbit_learnings.cli import completion
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (nothing else).")]
 
+RepoOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--repo",
+        help="In an org store: a repository (name glob, case-sensitive) the learning"
+        " applies in; repeatable; none means every subscriber.",
+        metavar="GLOB",
+    ),
+]
 PathOpt = Annotated[
     list[str] | None,
     typer.Option(

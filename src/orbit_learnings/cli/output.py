@@ -221,6 +221,17 @@ def render_rows(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     _console().print(table)
 
 
+def _supersedes(record: dict[str, Any]) -> str:
+    """`O-0012 (org; hidden in this repository)` for a project learning replacing an org
+    one here: the org file says nothing of it, so this line is where it shows."""
+    from orbit_learnings.core.ids import level_of
+
+    target = str(record["supersedes"])
+    if record.get("level") == "project" and level_of(target) == "org":
+        return f"{target} (org; hidden in this repository)"
+    return target
+
+
 def render_record(record: dict[str, Any]) -> None:
     lines = [
         ("summary", record["summary"]),  # in full: a panel title would cut it at the border
@@ -228,6 +239,11 @@ def render_record(record: dict[str, Any]) -> None:
             "status",
             record["status"]
             + (f" (by {record['superseded_by']})" if record.get("superseded_by") else "")
+            + (
+                f" (superseded here by {record['superseded_here_by']})"
+                if record.get("superseded_here_by")
+                else ""
+            )
             + (f": {record['archived_reason']}" if record.get("archived_reason") else ""),
         ),
         ("paths", ", ".join(record["scope"]["paths"]) or "-"),
@@ -242,7 +258,7 @@ def render_record(record: dict[str, Any]) -> None:
         ("updated", record["updated_at"]),
     ]
     if record.get("supersedes"):
-        lines.append(("supersedes", record["supersedes"]))
+        lines.append(("supersedes", _supersedes(record)))
     if record.get("evidence"):
         lines.append(("evidence", ", ".join(f"{e['kind']}:{e['ref']}" for e in record["evidence"])))
     if not is_terminal():

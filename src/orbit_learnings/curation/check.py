@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
+from orbit_learnings.core.ids import level_of
 from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.feedback import oversized as oversized_feedback
@@ -88,14 +89,14 @@ def staged_copy(ws: Workspace) -> Iterator[Workspace]:
     """A throwaway workspace holding `.orbit/` exactly as staged in git's index."""
     from orbit_learnings.curation import gitutil
 
-    if not gitutil.is_repository(ws.root_dir):
+    if not gitutil.is_repository(ws.root_str):
         raise UsageError("--staged needs a git repository")
-    listed = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", ORBIT_DIR)
+    listed = gitutil.run_git(ws.root_str, "ls-files", "-z", "--", ORBIT_DIR)
     with tempfile.TemporaryDirectory(prefix="orbit-staged-") as folder:
         os.makedirs(os.path.join(folder, ORBIT_DIR, LEARNINGS_DIR))
         if listed:
             gitutil.run_git(
-                ws.root_dir,
+                ws.root_str,
                 "checkout-index",
                 f"--prefix={folder}{os.sep}",
                 "-z",
@@ -191,10 +192,10 @@ def _tracked_state(ws: Workspace) -> list[Problem]:
     and a committed index or log is how a pull request would hand every clone its own."""
     from orbit_learnings.curation import gitutil
 
-    if not gitutil.is_repository(ws.root_dir):
+    if not gitutil.is_repository(ws.root_str):
         return []
     state = f"{ORBIT_DIR}/{STATE_DIR}"
-    out = gitutil.run_git(ws.root_dir, "ls-files", "-z", "--", state, check=False)
+    out = gitutil.run_git(ws.root_str, "ls-files", "-z", "--", state, check=False)
     fix = f"derived state is tracked by git; run `git rm -r --cached {state}` (sync rebuilds it)"
     return [Problem(path, 1, fix, None, "tracked-state") for path in out.split("\0") if path]
 
@@ -241,8 +242,8 @@ def _link_problems(parsed: list[_Parsed]) -> list[Problem]:
             ("supersedes", learning.supersedes),
             ("superseded_by", learning.superseded_by),
         ):
-            if target is None:
-                continue
+            if target is None or level_of(target) != level_of(learning.id):
+                continue  # a link into the org store (`supersedes: O-0012`) lives there
             line = line_containing(item.text, f"{key}:")
             other = records.get(target)
             if other is None or other.learning is None:

@@ -155,7 +155,7 @@ def _rule_file(fmt: str, scope: tuple[str, ...], rows: list[dict[str, Any]], nam
 def export_rules(
     ws: Workspace, fmt: str, out: Path | None = None, *, include_tag_only: bool = False
 ) -> RulesReport:
-    root = out or Path(ws.root_dir)
+    root = out or Path(ws.root_str)
     rows = records(ws, "active")
     if fmt == "agents-md":
         return _agents_md(root / "AGENTS.md", rows, include_tag_only=include_tag_only)

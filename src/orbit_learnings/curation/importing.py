@@ -130,7 +130,7 @@ def plan_import(ws: Workspace, files: list[Path]) -> ImportPlan:
     plan = ImportPlan()
     for path in files:
         display = ws.relative(path)
-        source = parse_file(path, display, ws.root_dir)
+        source = parse_file(path, display, ws.root_str)
         for candidate in source.candidates:
             candidate.duplicate_of = duplicate_of(ws, candidate)
         plan.files.append(source)

@@ -17,7 +17,7 @@ from orbit_learnings.curation import gitutil
 from orbit_learnings.curation.staleness import RepoFiles, _walk_files
 from orbit_learnings.index import reads
 from orbit_learnings.index.build import open_fresh
-from orbit_learnings.store.org.pin import repo_name
+from orbit_learnings.store.org.reponame import repo_name
 from orbit_learnings.store.workspace import Workspace
 
 

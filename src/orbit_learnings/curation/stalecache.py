@@ -78,7 +78,7 @@ class StaleCache:
             from orbit_learnings.index.freshness import scan
 
             quick = scan(self.ws).quick
-        return f"{git_state(self.ws.root_dir)}|{quick}"
+        return f"{git_state(self.ws.root_str)}|{quick}"
 
     def current(self, quick: str | None = None) -> StaleView:
         """The report for the current key if known, else the last one, marked pending
@@ -151,7 +151,7 @@ def _compute(ws: Workspace, key: str, previous: StaleView | None) -> StaleView:
     from orbit_learnings.core import SAFE_PATH_FLAG
 
     module = "orbit_learnings.curation.stalecache"
-    args = [sys.executable, SAFE_PATH_FLAG, "-m", module, ws.root_dir]
+    args = [sys.executable, SAFE_PATH_FLAG, "-m", module, ws.root_str]
     try:
         child = subprocess.run(args, capture_output=True, text=True, check=False)
         if child.returncode != 0:
@@ -176,7 +176,7 @@ def main(root: str) -> int:
 
 
 def _path(ws: Workspace) -> str:
-    return os.path.join(ws.state_path, STALE_CACHE_FILE)
+    return os.path.join(ws.state_dir_str, STALE_CACHE_FILE)
 
 
 def _load(ws: Workspace) -> StaleView | None:
@@ -184,7 +184,7 @@ def _load(ws: Workspace) -> StaleView | None:
     from orbit_learnings.store.fileops import read_repo_text
 
     try:  # a committed link to an outside file, /dev/zero or a FIFO is not known state
-        data = json.loads(read_repo_text(_path(ws), within=ws.state_path))
+        data = json.loads(read_repo_text(_path(ws), within=ws.state_dir_str))
         reasons = {str(k): [str(r) for r in v] for k, v in data["reasons"].items()}
         return StaleView(reasons, str(data["key"]), error=data.get("error"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError, OrbitError):
@@ -200,7 +200,7 @@ def _save(ws: Workspace, view: StaleView) -> None:
     payload = {"key": view.key, "reasons": view.reasons, "error": view.error}
     path = _path(ws)
     try:
-        os.makedirs(ws.state_path, exist_ok=True)
+        os.makedirs(ws.state_dir_str, exist_ok=True)
         if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
             os.unlink(path)
         atomic_write_text(path, json.dumps(payload, sort_keys=True), durable=False)

@@ -212,13 +212,13 @@ def _prefix_span(ordered: list[str], prefix: str) -> tuple[int, int]:
 
 def find_stale(ws: Workspace, ids: list[str] | None = None) -> StaleReport:
     notes: list[str] = []
-    in_git = gitutil.is_repository(ws.root_dir)
-    files = RepoFiles(gitutil.repository_files(ws.root_dir) if in_git else _walk_files(ws.root_dir))
+    in_git = gitutil.is_repository(ws.root_str)
+    files = RepoFiles(gitutil.repository_files(ws.root_str) if in_git else _walk_files(ws.root_str))
     if not in_git:
         notes.append(
             "not a git repository (or git is not installed): commit evidence was not checked"
         )
-    tasks_dir = os.path.join(ws.root_dir, ORBIT_DIR, TASKS_DIR)
+    tasks_dir = os.path.join(ws.root_str, ORBIT_DIR, TASKS_DIR)
     has_task_store = os.path.isdir(tasks_dir)
     with open_fresh(ws) as fresh:
         rows = reads.evidence_of_active(fresh.conn)
@@ -256,8 +256,8 @@ def _commits_on_branch(
 ) -> set[str]:
     """The cited commit refs (as written) that name a commit on the current branch."""
     cited = {e["ref"] for _, _, evidence in rows for e in evidence if e["kind"] == "commit"}
-    resolved = gitutil.resolve_commits(ws.root_dir, cited)
-    reachable = gitutil.commits_on_branch(ws.root_dir) if resolved else set()
+    resolved = gitutil.resolve_commits(ws.root_str, cited)
+    reachable = gitutil.commits_on_branch(ws.root_str) if resolved else set()
     return {ref for ref, sha in resolved.items() if sha in reachable}
 
 
@@ -272,7 +272,7 @@ def _add_renames(
     globs = sorted({g for s in gone for _, g in regexes.get(s.id, [])})
     if not globs:
         return
-    found = follow(ws.root_dir, globs, files)
+    found = follow(ws.root_str, globs, files)
     for item in gone:
         item.renames = [found[g] for _, g in regexes.get(item.id, []) if g in found]
 

@@ -24,7 +24,7 @@ NONE: Counts = (START, 0, 0)
 
 def read(ws: Workspace, folder: str) -> tuple[str, Counts]:
     """(storable signature, counts) of one bundle's feedback file, read now."""
-    _, storable = file_signature(os.path.join(ws.learnings_path, folder, FEEDBACK_FILE))
+    _, storable = file_signature(os.path.join(ws.learnings_dir_str, folder, FEEDBACK_FILE))
     if storable == "-":
         return "-", NONE
     from orbit_learnings.store.feedback import summarise
@@ -52,7 +52,7 @@ def counts_for(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> dict[
             chunk,
         )
         stored.update((r[0], (r[1], (float(r[2]), int(r[3]), int(r[4])))) for r in rows)
-    current = current_signatures(ws.learnings_path, ids, FEEDBACK_FILE)
+    current = current_signatures(ws.learnings_dir_str, ids, FEEDBACK_FILE)
     found = {i: stored[i][1] if i in stored else NONE for i in ids}
     stale = [i for i in ids if current[i] != stored.get(i, ("-",))[0]]
     if stale:

@@ -174,7 +174,7 @@ def scan(ws: Workspace) -> Scan:
     no zlib import on the hot path).
     """
     started = clock_ns()
-    folder = ws.learnings_path
+    folder = ws.learnings_dir_str
     try:
         names = [name for name in os.listdir(folder) if name[0] != "."]
         dir_fd = os.open(folder, os.O_RDONLY)

@@ -34,7 +34,7 @@ def load_all(ws: Workspace, folders: Sequence[str]) -> Iterator[Loaded]:
     chunks = [list(folders[i : i + CHUNK]) for i in range(0, len(folders), CHUNK)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        jobs = [(ws.root_dir, ws.level, chunk) for chunk in chunks]
+        jobs = [(ws.root_str, ws.level, chunk) for chunk in chunks]
         for loaded in pool.map(_load_chunk, jobs):
             yield from loaded
 

@@ -302,13 +302,14 @@ def repo_scoped(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return {r[0]: json.loads(r[1]) for r in rows}
 
 
-def superseded_elsewhere(conn: sqlite3.Connection, prefix: str) -> dict[str, str]:
+def superseded_elsewhere(conn: sqlite3.Connection, own_prefix: str) -> dict[str, str]:
     """{other store's ID: this store's learning replacing it}: the `supersedes` links of
-    active learnings that point into another level (`O-0012` replaced by `L-0042` here)."""
+    active learnings that point out of this store (`O-0012`, or an org's own `ACME-0012`,
+    replaced by `L-0042` here). The caller looks them up in the store it reads next."""
     rows = conn.execute(
         "SELECT supersedes, id FROM learnings_index"
-        " WHERE supersedes IS NOT NULL AND supersedes LIKE ? AND effective_status = 'active'"
+        " WHERE supersedes IS NOT NULL AND supersedes NOT LIKE ? AND effective_status = 'active'"
         " ORDER BY id",
-        (prefix + "-%",),
+        (own_prefix + "-%",),
     )
     return {r[0]: r[1] for r in rows}

@@ -80,7 +80,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
 
 def votes_signature(ws: Workspace, folder: str) -> tuple[str, str]:
     """(current, storable) signature of a bundle's votes.jsonl."""
-    return file_signature(os.path.join(ws.learnings_path, folder, VOTES_FILE))
+    return file_signature(os.path.join(ws.learnings_dir_str, folder, VOTES_FILE))
 
 
 def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> None:
@@ -99,7 +99,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
             f"SELECT folder, votes_signature FROM files WHERE folder IN ({marks})", chunk
         )
         stored.update({r[0]: r[1] for r in rows})
-    current = current_signatures(ws.learnings_path, [i for i in ids if i in stored], VOTES_FILE)
+    current = current_signatures(ws.learnings_dir_str, [i for i in ids if i in stored], VOTES_FILE)
     stale = [i for i, sig in current.items() if stored[i] != sig]
     if not stale:
         return
@@ -108,7 +108,7 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
     conn.execute("BEGIN IMMEDIATE")
     try:
         for folder in stale:
-            bundle = os.path.join(ws.learnings_path, folder)
+            bundle = os.path.join(ws.learnings_dir_str, folder)
             display = bundle_display(folder, VOTES_FILE)
             _, storable = votes_signature(ws, folder)  # before reading: later appends show
             votes, problems = read_votes(bundle, folder, display)

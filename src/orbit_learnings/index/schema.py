@@ -126,12 +126,12 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
     """
     try:
         reclaim_state(ws)
-        os.makedirs(ws.state_path, exist_ok=True)
-        conn = connect(ws.index_file)
+        os.makedirs(ws.state_dir_str, exist_ok=True)
+        conn = connect(ws.index_file_str)
         conn.execute("PRAGMA user_version").fetchone()  # fails at once when read-only
     except (OSError, sqlite3.OperationalError):
         ws.relocate_state()  # reads answer from the files through an index kept elsewhere
-        conn = connect(ws.index_file)
+        conn = connect(ws.index_file_str)
     if meta(conn, "schema_version") != INDEX_SCHEMA_VERSION:
         conn.close()
         conn = recreate(ws)
@@ -144,7 +144,7 @@ def open_usable(ws: Workspace) -> sqlite3.Connection:
 def reclaim_state(ws: Workspace) -> None:
     """`.orbit/state/` is derived and ours: a link there (committed by anyone) is removed,
     never followed, and the state is recreated beside the files. Two lstats on a read."""
-    for path in (ws.state_path, ws.index_file):
+    for path in (ws.state_dir_str, ws.index_file_str):
         if os.path.islink(path):
             os.unlink(path)
 
@@ -154,10 +154,10 @@ def discard(ws: Workspace) -> sqlite3.Connection:
     malformed" on a page the schema check never read): the files can always refill it."""
     from orbit_learnings.store.fileops import posix_lock, remove_if_present
 
-    with posix_lock(os.path.join(ws.state_path, "index.lock")):
+    with posix_lock(os.path.join(ws.state_dir_str, "index.lock")):
         for suffix in ("", "-journal", "-wal", "-shm"):
-            remove_if_present(ws.index_file + suffix)
-        conn = connect(ws.index_file)
+            remove_if_present(ws.index_file_str + suffix)
+        conn = connect(ws.index_file_str)
         conn.execute("PRAGMA journal_mode = WAL")
         create_schema(conn)
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -168,14 +168,14 @@ def recreate(ws: Workspace) -> sqlite3.Connection:
     """Replace a missing, corrupt or outdated index file with an empty current one."""
     from orbit_learnings.store.fileops import posix_lock, remove_if_present
 
-    with posix_lock(os.path.join(ws.state_path, "index.lock")):
-        conn = connect(ws.index_file)  # reopen: another process may have just made it
+    with posix_lock(os.path.join(ws.state_dir_str, "index.lock")):
+        conn = connect(ws.index_file_str)  # reopen: another process may have just made it
         if meta(conn, "schema_version") == INDEX_SCHEMA_VERSION:
             return conn
         conn.close()
         for suffix in ("", "-journal", "-wal", "-shm"):
-            remove_if_present(ws.index_file + suffix)
-        conn = connect(ws.index_file)
+            remove_if_present(ws.index_file_str + suffix)
+        conn = connect(ws.index_file_str)
         conn.execute("PRAGMA journal_mode = WAL")
         create_schema(conn)
     return conn

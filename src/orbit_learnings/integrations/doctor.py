@@ -24,7 +24,7 @@ def run_checks(root: str | None, sample_path: str | None = None) -> list[Check]:
         ws = find_workspace(root)
     except OrbitError as exc:
         return [Check("workspace", "fail", exc.message)]
-    checks = [Check("workspace", "ok", f"found {ws.root_dir}/.orbit")]
+    checks = [Check("workspace", "ok", f"found {ws.root_str}/.orbit")]
     checks.append(_store_check(ws))
     checks.append(_index_check(ws))
     for integration in integrations.every():
@@ -60,10 +60,10 @@ def sample_path(ws: Workspace) -> str | None:
 
     with index.open_fresh(ws) as fresh:
         regexes = [r for found in reads.glob_regexes(fresh.conn).values() for r in found]
-    for folder, dirs, files in os.walk(ws.root_dir):
+    for folder, dirs, files in os.walk(ws.root_str):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_FOLDERS)
         for name in sorted(files):
-            relative = os.path.relpath(os.path.join(folder, name), ws.root_dir).replace(os.sep, "/")
+            relative = os.path.relpath(os.path.join(folder, name), ws.root_str).replace(os.sep, "/")
             if any(path_matches(r, relative, g) for r, g in regexes):
                 return relative
     return None

@@ -50,7 +50,7 @@ def run_entry(ws: Workspace, command: str, payload: str) -> tuple[str, str]:
     try:
         done = subprocess.run(
             ["sh", "-c", command], input=payload, capture_output=True, text=True,
-            cwd=ws.root_dir, env=env, timeout=30, check=False,
+            cwd=ws.root_str, env=env, timeout=30, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         return "", f" ({exc})"

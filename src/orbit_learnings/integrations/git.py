@@ -88,7 +88,7 @@ def interpreter() -> str:
 
 def hooks_dir(ws: Workspace) -> Path:
     """Where git looks for hooks (honours core.hooksPath and worktrees)."""
-    return (Path(ws.root_dir) / _git(ws, "rev-parse", "--git-path", "hooks").strip()).resolve()
+    return (Path(ws.root_str) / _git(ws, "rev-parse", "--git-path", "hooks").strip()).resolve()
 
 
 def _git(ws: Workspace, *args: str, check: bool = True) -> str:
@@ -96,10 +96,10 @@ def _git(ws: Workspace, *args: str, check: bool = True) -> str:
     from orbit_learnings.curation import gitutil
 
     try:
-        return gitutil.run_git(ws.root_dir, *args, check=check)
+        return gitutil.run_git(ws.root_str, *args, check=check)
     except gitutil.GitUnavailable as exc:
         if "not a git repository" in str(exc):
-            raise OrbitError(f"{ws.root_dir} is not a git repository; git hooks need one") from None
+            raise OrbitError(f"{ws.root_str} is not a git repository; git hooks need one") from None
         if "not on PATH" in str(exc):
             raise OrbitError("git is not installed; git hooks need git") from None
         raise OrbitError(str(exc)) from None
@@ -159,7 +159,7 @@ def install(ws: Workspace) -> SetupReport:
 
 def register_driver(ws: Workspace, report: SetupReport) -> None:
     """The `.gitattributes` line (committed, shared) and this clone's git config entry."""
-    if ensure_merge_attribute(Path(ws.root_dir)):
+    if ensure_merge_attribute(Path(ws.root_str)):
         report.changed.append(f".orbit/.gitattributes (merge={MERGE_DRIVER}; commit it)")
     key = f"merge.{MERGE_DRIVER}"
     if _git(ws, "config", "--get", f"{key}.driver", check=False).strip() == driver_command():
@@ -199,7 +199,7 @@ def hook_checks(ws: Workspace) -> list[Check]:
             continue
         env = {**os.environ, DRY_RUN_ENV: "1"}
         proc = subprocess.run(
-            [str(hook)], cwd=ws.root_dir, env=env, capture_output=True, text=True, check=False
+            [str(hook)], cwd=ws.root_str, env=env, capture_output=True, text=True, check=False
         )
         if proc.returncode == 0 and proc.stdout.startswith("orbit "):
             checks.append(Check(f"git hook {name}", "ok", f"runs {proc.stdout.strip()}"))

@@ -55,10 +55,10 @@ def _as_repo_path(ws: Workspace, token: str) -> RepoPath | None:
     if not token or is_glob(token) or token.startswith(("http:", "https:")):
         return None
     looks_like_file = ("/" in token or "\\" in token) and bool(_HAS_EXTENSION.search(token))
-    if not looks_like_file and not os.path.isfile(os.path.join(ws.root_dir, token)):
+    if not looks_like_file and not os.path.isfile(os.path.join(ws.root_str, token)):
         return None
     try:
-        path = literal_path(ws, token, ws.root_dir)
+        path = literal_path(ws, token, ws.root_str)
     except OrbitError:
         return None  # outside the workspace
     return path if path.text and path.kind == FILE and not path.text.endswith("/") else None

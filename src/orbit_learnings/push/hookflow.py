@@ -157,7 +157,7 @@ def context_for_paths(
 def context_text(paths: list[RepoPath], hits: list[Hit]) -> str:
     shown = [p.text for p in paths[:3]]
     where = ", ".join(shown) + (", …" if len(paths) > 3 else "")
-    lines = [f"Project learnings (.orbit/learnings) whose scope matches {printable(where)}:"]
+    lines = [f"Learnings whose scope matches {printable(where)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
     return "\n".join(lines)[:MAX_CONTEXT_CHARS]
@@ -202,7 +202,7 @@ def prompt_submitted(
 
 def prompt_text(paths: list[RepoPath], hits: list[Hit]) -> str:
     named = f" and the files it names ({', '.join(p.text for p in paths[:3])})" if paths else ""
-    lines = [f"Project learnings (.orbit/learnings) that match this request{printable(named)}:"]
+    lines = [f"Learnings that match this request{printable(named)}:"]
     lines += [inject.provenance_line(h) for h in hits]
     lines.append("Full text: orbit learning show <id>.")
     return "\n".join(lines)[:MAX_CONTEXT_CHARS]

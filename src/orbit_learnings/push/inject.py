@@ -97,7 +97,7 @@ def session_dir(ws: Workspace, session_id: str) -> str:
     safe = _UNSAFE_SESSION_CHARS.sub("_", session_id)[:128].strip(".")
     if not safe:
         raise UsageError(f"unusable session id {session_id!r}")
-    return os.path.join(ws.state_path, SESSIONS_DIR, safe)
+    return os.path.join(ws.state_dir_str, SESSIONS_DIR, safe)
 
 
 def agent_session(session_id: str | None, agent_id: str | None) -> str | None:
@@ -274,11 +274,11 @@ def _log(
         "ids": [h.id for h in hits],
         "trigger": trigger,
     }
-    log = os.path.join(ws.state_path, INJECTIONS_FILE)
+    log = os.path.join(ws.state_dir_str, INJECTIONS_FILE)
     try:
         if os.path.islink(log):  # derived state: a link is removed and the log starts over
             os.unlink(log)
-        os.makedirs(ws.state_path, exist_ok=True)
+        os.makedirs(ws.state_dir_str, exist_ok=True)
         append_line(log, json.dumps(row), durable=False)
     except (OSError, OrbitError):  # unwritable, or a link we refuse to follow: skip the log
         pass
@@ -291,7 +291,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     """The spec's layer-1 block; empty when nothing matched."""
     if not hits:
         return ""
-    lines = ["<system-reminder>", "Project learnings relevant to this task:"]
+    lines = ["<system-reminder>", "Learnings relevant to this task:"]
     lines += [f"- [{h.id}] {printable(_noted(h))}" for h in hits]
     lines.append("Read full body via `orbit learning show <id>` if needed.")
     if feedback_hint:
@@ -303,7 +303,7 @@ def format_reminder(hits: list[Hit], *, feedback_hint: bool = False) -> str:
 def format_markdown(hits: list[Hit], *, feedback_hint: bool = False) -> str:
     if not hits:
         return ""
-    lines = ["## Project learnings relevant to this task", ""]
+    lines = ["## Learnings relevant to this task", ""]
     lines += [f"- **{h.id}** — {printable(_noted(h))}" for h in hits]
     lines += ["", "Read the full body with `orbit learning show <id>`."]
     if feedback_hint:

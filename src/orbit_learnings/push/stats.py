@@ -56,7 +56,7 @@ class StatsReport:
 
 
 def injections_path(ws: Workspace) -> str:
-    return os.path.join(ws.state_path, INJECTIONS_FILE)
+    return os.path.join(ws.state_dir_str, INJECTIONS_FILE)
 
 
 def injection_row(line: str) -> dict[str, object] | None:
@@ -85,7 +85,7 @@ def open_injections(ws: Workspace) -> TextIO:
     before anything is read: a committed link must not feed `stats` another file."""
     from orbit_learnings.store.fileops import open_repo_file
 
-    fd = open_repo_file(injections_path(ws), within=ws.state_path)
+    fd = open_repo_file(injections_path(ws), within=ws.state_dir_str)
     return open(fd, encoding="utf-8", errors="replace")
 
 

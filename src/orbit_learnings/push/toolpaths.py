@@ -56,7 +56,7 @@ def repo_path(
         token = token.lstrip("([{'\"`").rstrip(".,;:)]}'\"`")
     if not token or token.startswith(("-", "http:", "https:")):
         return None
-    base = cwd or ws.root_dir
+    base = cwd or ws.root_str
     exists = os.path.exists(os.path.join(base, token))
     if is_glob(token) and not (literal or exists):
         return None
@@ -78,7 +78,7 @@ def shell_paths(ws: Workspace, command: str, *, cwd: str | None = None) -> list[
     `cd ~`, `cd $DIR`) stops the reading, since a guess would name the wrong file.
     """
     found: dict[RepoPath, None] = {}
-    here = cwd or ws.root_dir
+    here = cwd or ws.root_str
     for words in simple_commands(command):
         if _program(words) in ("cd", "pushd"):
             moved = _changed_dir(here, words)
@@ -205,7 +205,7 @@ def search_paths(
     (the one place a hook's path is a pattern, read from that folder, else the root)."""
     base = repo_path(ws, path, cwd=cwd, literal=True) if path else None
     if pattern and is_glob(pattern) and not os.path.isabs(pattern):
-        folder = os.path.join(ws.root_dir, base.text) if base else ws.root_dir
+        folder = os.path.join(ws.root_str, base.text) if base else ws.root_str
         try:  # the pattern is read from the search's folder, as the tool reads it
             return [RepoPath(to_repo_relative(ws, pattern, folder), GLOB)]
         except OrbitError:

@@ -61,7 +61,7 @@ def cited_signature(ws: Workspace, path: str) -> tuple[str, str]:
     written too recently to trust is stored poisoned, so its verdict is judged again.
     A path the file system cannot even stat (a link loop, a name too long) is missing."""
     try:
-        return file_signature(os.path.join(ws.root_dir, path))
+        return file_signature(os.path.join(ws.root_str, path))
     except OSError:
         return MISSING, MISSING
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 
 from orbit_learnings.core.errors import Problem
-from orbit_learnings.core.ids import PREFIXES
 from orbit_learnings.index import reads
 from orbit_learnings.store.workspace import Workspace
 
@@ -29,7 +28,7 @@ class OrgView:
 
     def note_project(self, conn: sqlite3.Connection) -> None:
         """The project's links into the org store, from the project's index."""
-        self.replaced = reads.superseded_elsewhere(conn, PREFIXES["org"])
+        self.replaced = reads.superseded_elsewhere(conn, self.project.prefix)
 
     def hidden(self, conn: sqlite3.Connection) -> set[str]:
         """The org learnings this repository does not see, from the org store's index."""
@@ -37,7 +36,7 @@ class OrgView:
         scoped = reads.repo_scoped(conn)
         if scoped:
             from orbit_learnings.core.scope import repo_matches
-            from orbit_learnings.store.org.pin import repo_name
+            from orbit_learnings.store.org.reponame import repo_name
 
             name = repo_name(self.project)
             hidden.update(i for i, globs in scoped.items() if not repo_matches(globs, name))

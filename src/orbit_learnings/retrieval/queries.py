@@ -148,7 +148,7 @@ def _hidden_by(view: OrgView | None, conn: sqlite3.Connection, *, ws: Workspace)
         return set()
     if ws.level == "org":
         return view.hidden(conn)
-    if ws.level == "project" and ws.root_dir == view.project.root_dir:
+    if ws.level == "project" and ws.root_str == view.project.root_str:
         view.note_project(conn)
     return set()
 
@@ -274,12 +274,12 @@ def _stores(ws: Workspace, level: str | None, warnings: list[Problem]) -> list[W
         from orbit_learnings.retrieval.orgview import hint_problem
 
         warnings += [hint_problem(hint) for hint in hints]
-    return [s for s in chosen if s.root_dir == ws.root_dir or _holds_anything(s)]
+    return [s for s in chosen if s.root_str == ws.root_str or _holds_anything(s)]
 
 
 def _holds_anything(ws: Workspace) -> bool:
     try:
-        with os.scandir(ws.learnings_path) as entries:
+        with os.scandir(ws.learnings_dir_str) as entries:
             return next(entries, None) is not None
     except (FileNotFoundError, NotADirectoryError):
         return False
@@ -307,11 +307,13 @@ def _attach_match_confidence(hits: list[Hit], found: TextCandidates, *, explain:
             hit.explain["confidence_features"] = {k: round(v, 4) for k, v in row.items()}
 
 
-def show_learning(ws: Workspace, learning_id: str) -> Detail:
-    """The full record plus derived vote fields, as of the files right now."""
+def show_learning(project: Workspace, learning_id: str) -> Detail:
+    """The full record plus derived vote fields, as of the files right now. An org
+    learning a project learning replaces in this repository says by which one
+    (`superseded_here_by`): it is hidden here, and only here."""
     from orbit_learnings.store.levels import for_id
 
-    ws = for_id(ws, learning_id)
+    ws = for_id(project, learning_id)
     with open_fresh(ws) as index:
         refresh_votes(index.conn, ws, [learning_id])
         record = reads.full_record(index.conn, learning_id)
@@ -325,7 +327,13 @@ def show_learning(ws: Workspace, learning_id: str) -> Detail:
         if "did you mean" in error.message:
             raise error
         raise NotFound(f"no learning {learning_id}; `orbit learning list --status all` lists them")
-    return Detail(_with_feedback(ws, record), warnings)
+    record = _with_feedback(ws, record)
+    if ws.level == "org" and project.level == "project":
+        with open_fresh(project) as index:
+            here = reads.superseded_elsewhere(index.conn, project.prefix).get(record["id"])
+        if here is not None:
+            record["superseded_here_by"] = here
+    return Detail(record, warnings)
 
 
 def full_records(ws: Workspace, status: str | None = "active") -> list[dict[str, Any]]:

@@ -28,9 +28,9 @@ def _numbered(ws: Workspace, prefix: str | None = None) -> list[tuple[int, str]]
     if ws.learnings_dir.is_dir():
         for entry in os.scandir(ws.learnings_dir):
             name = entry.name.removesuffix(".yaml")
-            match = ids.SEQUENTIAL_ID.match(name)
-            if match and name.startswith(prefix + "-"):
-                found.append((int(match.group(1)), entry.name))
+            number = ids.sequential_number(name, prefix)
+            if number is not None:
+                found.append((number, entry.name))
     return found
 
 
@@ -40,9 +40,9 @@ def next_sequential_id(
     """One past the highest sequential ID here or in `taken` (IDs held elsewhere: the
     target branch's), so a gap never hands out a number another branch already has."""
     prefix = prefix or ws.prefix
-    elsewhere = (ids.SEQUENTIAL_ID.match(t) for t in taken if t.startswith(f"{prefix}-"))
+    elsewhere = (ids.sequential_number(t, prefix) for t in taken)
     numbers = [number for number, _ in _numbered(ws, prefix)]
-    numbers += [int(match.group(1)) for match in elsewhere if match]
+    numbers += [number for number in elsewhere if number is not None]
     highest = max(numbers, default=0)
     candidate = ids.format_sequential_id(highest + 1, prefix)
     if not ids.is_learning_id(candidate):  # a committed L-999999999999 used the last one

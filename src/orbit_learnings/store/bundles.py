@@ -128,6 +128,7 @@ class NewLearning:
     created_by: str | None = None
     anchors: Sequence[Anchor] = ()
     status: str = "active"  # "proposed": in the store for review, never read until approved
+    repos: Sequence[str] = ()  # scope.repos: an org learning's repositories (`--repo`)
 
 
 def refuse_oversized(text: str, learning_id: str) -> None:
@@ -161,6 +162,16 @@ def check_content(summary: str, scope: Scope, *, anchored: bool = False) -> None
         compile_glob(glob)
 
 
+def check_repos(globs: Sequence[str]) -> None:
+    """`scope.repos` entries as the format allows them: repository-name globs."""
+    from orbit_learnings.core.scope import repo_glob_problem
+
+    for glob in globs:
+        problem = repo_glob_problem(glob) if glob.strip() else "is empty"
+        if problem is not None:
+            raise UsageError(f"repository glob {glob!r} {problem}")
+
+
 def check_tag(tag: str) -> None:
     """A tag is one word: `--tag db`, `#db`; one with a space could never be typed back
     as one `--tag` in a lookup's `tag:a b` or matched by the page's tag list."""
@@ -178,6 +189,7 @@ def create_learning(ws: Workspace, new: NewLearning, taken: Collection[str] = ()
     from orbit_learnings.store.yamlio import dump_new
 
     check_content(new.summary, new.scope, anchored=bool(new.anchors))
+    check_repos(new.repos)
     refuse_legacy_layout(ws)
     ws.learnings_dir.mkdir(parents=True, exist_ok=True)
     with store_lock(ws):
@@ -210,7 +222,7 @@ def _new_document(
         "created_at": timestamp_value(stamp),
         "updated_at": timestamp_value(stamp),
         "created_by": new.created_by or default_author(ws_root),
-        "scope": new.scope.cleaned().to_dict(),
+        "scope": new.scope.cleaned().to_dict() | _repos(new.repos),
         "summary": " ".join(new.summary.split()),
         "body": LiteralScalarString(body + "\n") if body else "",
         "evidence": [e.to_dict() for e in new.evidence],
@@ -220,6 +232,11 @@ def _new_document(
     if new.anchors:
         document["anchors"] = [a.to_dict() for a in new.anchors]
     return document
+
+
+def _repos(globs: Sequence[str]) -> dict[str, list[str]]:
+    kept = list(dict.fromkeys(g.strip() for g in globs))
+    return {"repos": kept} if kept else {}
 
 
 def default_author(root: Path | None = None) -> str:

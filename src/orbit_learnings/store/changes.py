@@ -41,6 +41,9 @@ class Changes:
     remove_paths: Sequence[str] = ()
     add_tags: Sequence[str] = ()
     remove_tags: Sequence[str] = ()
+    add_repos: Sequence[str] = ()  # scope.repos, one entry at a time
+    remove_repos: Sequence[str] = ()
+    repos: Sequence[str] | None = None  # the folded list `applied_to` writes
 
     def is_empty(self) -> bool:
         return (
@@ -52,6 +55,7 @@ class Changes:
             and not self.add_evidence
             and self.anchors is None
             and not (self.add_paths or self.remove_paths or self.add_tags or self.remove_tags)
+            and not (self.add_repos or self.remove_repos or self.repos is not None)
         )
 
     def applied_to(self, current: Learning) -> Changes:
@@ -65,9 +69,14 @@ class Changes:
         if self.add_tags or self.remove_tags:
             base = current.tags if tags is None else tags
             tags = _edited_list(current.id, "tag", base, self.add_tags, self.remove_tags)
+        repos = self.repos
+        if self.add_repos or self.remove_repos:
+            base = current.repos if repos is None else repos
+            repos = _edited_list(current.id, "repo", base, self.add_repos, self.remove_repos)
         return replace(
-            self, paths=paths, tags=tags, add_paths=(), remove_paths=(), add_tags=(), remove_tags=()
-        )
+            self, paths=paths, tags=tags, repos=repos, add_paths=(), remove_paths=(),
+            add_tags=(), remove_tags=(), add_repos=(), remove_repos=(),
+        )  # fmt: skip
 
 
 def _edited_list(
@@ -113,6 +122,7 @@ def update_with(
         anchors = changes.anchors if changes.anchors is not None else current.anchors
         summary = changes.summary if changes.summary is not None else current.summary
         bundles.check_content(summary, scope, anchored=bool(anchors))
+        bundles.check_repos(changes.repos or ())
         return edit_keys(ws, learning_id, _edits_for(current, changes))
 
 
@@ -141,6 +151,8 @@ def _edits_for(current: Learning, changes: Changes) -> list[Edit]:
         edits.append(
             Edit(("scope", "tags"), list(Scope(tags=changes.tags).cleaned().tags), "paths")
         )
+    if changes.repos is not None:
+        edits.append(Edit(("scope", "repos"), list(changes.repos), "tags"))
     if changes.priority is not None:
         edits.append(Edit(("priority",), changes.priority))
     if changes.add_evidence:

@@ -32,7 +32,7 @@ def load(ws: Workspace) -> dict[str, Any]:
 def _mapping(ws: Workspace, name: str, expected: str) -> dict[str, Any]:
     from orbit_learnings.store.fileops import read_repo_text
 
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
     try:  # a committed link to ~/.aws/config or /dev/zero is refused, never read
         text = read_repo_text(os.path.join(orbit, name), within=orbit, name=f"{ORBIT_DIR}/{name}")
     except (FileNotFoundError, NotADirectoryError):
@@ -98,14 +98,16 @@ REPO_NAME_KEY = "repo_name"  # the name `scope.repos` globs match (else origin's
 
 def id_prefix(ws: Workspace) -> str:
     """The prefix `add` allocates here: the store's own (`L`, `U`), or the one an org
-    repository declares (`id_prefix: O`)."""
-    from orbit_learnings.core.ids import LEVEL_OF_PREFIX
+    repository declares (`id_prefix: O`, or its own such as `ACME`: 1-4 capitals, never
+    `L` or `U`, whose IDs are the project's and the personal store's)."""
+    from orbit_learnings.core.ids import prefix_problem
 
     declared = load(ws).get(ID_PREFIX_KEY) if ws.level == "project" else None
     if declared is None:
         return ws.prefix
-    if LEVEL_OF_PREFIX.get(str(declared)) != "org":
-        raise OrbitError(f".orbit/{CONFIG_FILE}: {ID_PREFIX_KEY} must be O, got {declared!r}")
+    problem = prefix_problem(declared)
+    if problem is not None:
+        raise OrbitError(f".orbit/{CONFIG_FILE}: {ID_PREFIX_KEY}: {problem}")
     return str(declared)
 
 
@@ -139,7 +141,7 @@ def set_setting(ws: Workspace, key: str, value: Any) -> None:
     from orbit_learnings.store.fileops import read_repo_text, write_repo_text
     from orbit_learnings.store.yamlio import SurgicalEditor, dump_new
 
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
     path, name = os.path.join(orbit, CONFIG_FILE), f"{ORBIT_DIR}/{CONFIG_FILE}"
     try:
         text = read_repo_text(path, within=orbit, name=name)

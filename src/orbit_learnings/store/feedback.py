@@ -29,7 +29,7 @@ from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
 START, HELPFUL_STEP, UNHELPFUL_STEP, FLOOR, CEILING = 0.5, 0.05, 0.10, 0.1, 1.0
-MARKER = re.compile(rf"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({ids.ID_IN_TEXT})")
+MARKER = r"\bLEARNING_(HELPFUL|NOT_HELPFUL):\s*({})"  # + `ids.id_in_text()`: an org's prefix too
 
 
 class Helpfulness:
@@ -153,7 +153,7 @@ def parse_rows(text: str, learning_id: str, display: str) -> tuple[Rows, list[Pr
 def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
     """The file's rows, as far as the readers' bound (a file past it counts its first
     part: never nothing); None when there is no readable file."""
-    path = os.path.join(ws.learnings_path, learning_id, FEEDBACK_FILE)
+    path = os.path.join(ws.learnings_dir_str, learning_id, FEEDBACK_FILE)
     if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
         return None
     try:
@@ -267,13 +267,14 @@ def record_from_output(ws: Workspace, text: str, task_id: str, model: str | None
 
     known: dict[str, set[str]] = {}  # store root -> its IDs, listed once per store
     report = MarkerReport([], [])
-    for verdict, learning_id in MARKER.findall(text):
+    markers = re.compile(MARKER.format(ids.id_in_text().pattern))
+    for verdict, learning_id in markers.findall(text):
         try:
             home = levels.for_id(ws, learning_id)  # U- IDs live in the personal store
         except OrbitError:
             report.unknown.append(learning_id)
             continue
-        if learning_id not in known.setdefault(home.root_dir, set(bundles.bundle_ids(home))):
+        if learning_id not in known.setdefault(home.root_str, set(bundles.bundle_ids(home))):
             report.unknown.append(learning_id)
             continue
         found = record(

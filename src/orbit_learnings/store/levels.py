@@ -16,7 +16,7 @@ import sys
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import UsageError
 from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR
-from orbit_learnings.store.workspace import Workspace
+from orbit_learnings.store.workspace import Workspace, declare_prefixes
 
 LEVELS = ids.LEVEL_CHOICES
 USER_HOME_ENV = "ORBIT_USER_HOME"
@@ -64,15 +64,15 @@ def stores(
     """The stores a read should consult, project first. When the org store cannot be
     read (its pinned commit is not in the cache), a one-line hint goes to `hints`."""
     chosen: list[Workspace] = []
+    if project is not None:  # a long-lived server reads its org's prefix as pinned now
+        declare_prefixes(project)
     if level in ("project", "all") and project is not None:
         chosen.append(project)
     if level in ("user", "all"):
         user = user_workspace()
-        if user is not None and (project is None or user.root_dir != project.root_dir):
+        if user is not None and (project is None or user.root_str != project.root_str):
             chosen.append(user)
     if level in ("org", "all") and project is not None and project.level == "project":
-        from orbit_learnings.store.org.pin import org_store
-
         org, hint = org_store(project)
         if org is not None:
             chosen.append(org)
@@ -81,14 +81,23 @@ def stores(
     return chosen
 
 
+def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
+    """The org store `project` reads at its pin, or (None, a one-line hint) when the pinned
+    commit is not in the cache; (None, None) when it subscribes to no org."""
+    from orbit_learnings.store.org.pin import org_tree
+
+    folder, hint = org_tree(project.root_str)
+    return (Workspace(folder, level="org"), None) if folder is not None else (None, hint)
+
+
 def for_id(project: Workspace, learning_id: str) -> Workspace:
     """The store an ID belongs to (U- IDs live in the personal store, O- IDs in the org
     store, unless this repository is the org repository and holds it)."""
+    declare_prefixes(project)  # `ACME-0012` is the org's when the pinned org declares ACME
     if ids.level_of(learning_id) == "org" and not os.path.isdir(
-        os.path.join(project.learnings_path, learning_id)
+        os.path.join(project.learnings_dir_str, learning_id)
     ):
         from orbit_learnings.core.errors import NotFound
-        from orbit_learnings.store.org.pin import org_store
 
         org, hint = org_store(project)
         if org is None:

@@ -31,10 +31,10 @@ INIT_HINT = "run `orbit init` to create one"
 class Workspace:
     """The folder holding `.orbit/`, and the well-known paths inside it."""
 
-    __slots__ = ("level", "root_dir")
+    __slots__ = ("level", "root_str")
 
     def __init__(self, root: str | os.PathLike[str], level: str = "project") -> None:
-        self.root_dir = os.path.abspath(os.fspath(root))
+        self.root_str = os.path.abspath(os.fspath(root))
         self.level = level  # "project" for a repository's store, "user" for the personal one
 
     @property
@@ -43,23 +43,24 @@ class Workspace:
         return ids.PREFIXES[self.level]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Workspace) and other.root_dir == self.root_dir
+        return isinstance(other, Workspace) and other.root_str == self.root_str
 
     def __hash__(self) -> int:
-        return hash(self.root_dir)
+        return hash(self.root_str)
 
     def __repr__(self) -> str:
-        return f"Workspace({self.root_dir!r})"
+        return f"Workspace({self.root_str!r})"
 
-    # String paths, for the hot path.
+    # String paths, for the hot path: every one ends in `_str`; the pathlib accessors
+    # below have the plain names (`index_file` is a Path, `index_file_str` a str).
     @property
-    def learnings_path(self) -> str:
-        return os.path.join(self.root_dir, ORBIT_DIR, LEARNINGS_DIR)
+    def learnings_dir_str(self) -> str:
+        return os.path.join(self.root_str, ORBIT_DIR, LEARNINGS_DIR)
 
     @property
-    def state_path(self) -> str:
-        moved = _RELOCATED.get(self.root_dir)
-        return moved if moved is not None else os.path.join(self.root_dir, ORBIT_DIR, STATE_DIR)
+    def state_dir_str(self) -> str:
+        moved = _RELOCATED.get(self.root_str)
+        return moved if moved is not None else os.path.join(self.root_str, ORBIT_DIR, STATE_DIR)
 
     def relocate_state(self) -> str:
         """Keep derived state in the user's cache instead: `.orbit/state/` cannot be written
@@ -68,7 +69,7 @@ class Workspace:
         import tempfile
 
         base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        digest = hashlib.sha1(self.root_dir.encode(), usedforsecurity=False).hexdigest()[:16]
+        digest = hashlib.sha1(self.root_str.encode(), usedforsecurity=False).hexdigest()[:16]
         private = os.path.join(tempfile.gettempdir(), f"orbit-learnings-{os.geteuid()}")
         for top in (os.path.join(base, "orbit-learnings"), private):
             folder = os.path.join(top, "state", digest)
@@ -79,7 +80,7 @@ class Workspace:
                 os.makedirs(folder, exist_ok=True)
             except OSError:
                 continue
-            _RELOCATED[self.root_dir] = folder
+            _RELOCATED[self.root_str] = folder
             return folder
         raise OrbitError(
             f"cannot write {os.path.join(ORBIT_DIR, STATE_DIR)}, the user cache {base}"
@@ -87,15 +88,15 @@ class Workspace:
         )
 
     @property
-    def index_file(self) -> str:
-        return os.path.join(self.state_path, INDEX_FILE)
+    def index_file_str(self) -> str:
+        return os.path.join(self.state_dir_str, INDEX_FILE)
 
     # pathlib accessors, for everything else.
     @property
     def root(self) -> Path:
         from pathlib import Path
 
-        return Path(self.root_dir)
+        return Path(self.root_str)
 
     @property
     def orbit_dir(self) -> Path:
@@ -109,10 +110,10 @@ class Workspace:
     def state_dir(self) -> Path:
         from pathlib import Path
 
-        return Path(self.state_path)
+        return Path(self.state_dir_str)
 
     @property
-    def index_path(self) -> Path:
+    def index_file(self) -> Path:
         return self.state_dir / INDEX_FILE
 
     @property
@@ -125,8 +126,8 @@ class Workspace:
     def relative(self, path: str | os.PathLike[str]) -> str:
         """Display form of a path inside the workspace (POSIX, repo-relative)."""
         text = os.path.abspath(os.fspath(path))
-        if text == self.root_dir or text.startswith(self.root_dir + os.sep):
-            return os.path.relpath(text, self.root_dir).replace(os.sep, "/")
+        if text == self.root_str or text.startswith(self.root_str + os.sep):
+            return os.path.relpath(text, self.root_str).replace(os.sep, "/")
         return text
 
 
@@ -156,7 +157,21 @@ def find_workspace(root: str | os.PathLike[str] | None = None, cwd: str | None =
 
 def _own_store(folder: str) -> Workspace:
     refuse_linked_store(folder)
-    return Workspace(folder)
+    ws = Workspace(folder)
+    declare_prefixes(ws)
+    return ws
+
+
+def declare_prefixes(ws: Workspace) -> None:
+    """Judge IDs by the prefixes `ws` declares or reads (an org's, `ACME-0012`), looked
+    up only when such an ID is met (`store.org.prefix`); costs a hook nothing."""
+
+    def lookup() -> list[str]:
+        from orbit_learnings.store.org.prefix import declared
+
+        return declared(ws.root_str, ws.level)
+
+    ids.declare_source(lookup)
 
 
 def refuse_linked_store(folder: str | os.PathLike[str]) -> None:
@@ -186,14 +201,14 @@ def to_repo_relative(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None
     here = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
     if os.path.isabs(text):
         absolute = os.path.normpath(text)
-        if not _is_within(absolute, ws.root_dir):
+        if not _is_within(absolute, ws.root_str):
             absolute = os.path.normpath(os.path.realpath(text))
     else:
-        base = here if _is_within(here, ws.root_dir) else ws.root_dir
+        base = here if _is_within(here, ws.root_str) else ws.root_str
         absolute = os.path.normpath(os.path.join(base, text))
-    if not _is_within(absolute, ws.root_dir):
-        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
-    relative = os.path.relpath(absolute, ws.root_dir).replace(os.sep, "/")
+    if not _is_within(absolute, ws.root_str):
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_str}")
+    relative = os.path.relpath(absolute, ws.root_str).replace(os.sep, "/")
     if relative == ".":
         return ""
     return relative + "/" if trailing else relative
@@ -215,7 +230,7 @@ def typed_path(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = Non
     relative = to_repo_relative(ws, raw.removeprefix(GLOB_PREFIX).removeprefix(LITERAL_PREFIX), cwd)
     if forced_glob:
         return RepoPath(relative, GLOB)
-    on_disk = os.path.join(ws.root_dir, relative)
+    on_disk = os.path.join(ws.root_str, relative)
     if relative and os.path.isdir(on_disk):
         return RepoPath(relative, FOLDER)
     if is_glob(relative) and not forced_literal and not os.path.lexists(on_disk):
@@ -227,7 +242,7 @@ def literal_path(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = N
     """A path an agent named (a hook's payload, a tool's arguments), read once into a value:
     always a file or folder, never a glob (`[slug]` is a folder name). One `isdir`."""
     relative = to_repo_relative(ws, raw, cwd)
-    is_folder = bool(relative) and os.path.isdir(os.path.join(ws.root_dir, relative))
+    is_folder = bool(relative) and os.path.isdir(os.path.join(ws.root_str, relative))
     return RepoPath(relative, FOLDER if is_folder else FILE)
 
 
@@ -260,19 +275,19 @@ def scope_glob(ws: Workspace, raw: str, cwd: str | os.PathLike[str] | None = Non
 
     text = raw.strip()
     if os.path.isabs(text):
-        for root in (ws.root_dir, os.path.realpath(ws.root_dir)):
+        for root in (ws.root_str, os.path.realpath(ws.root_str)):
             if text == root or text.startswith(root.rstrip("/") + "/"):
                 return text[len(root) :].lstrip("/") or "**"
-        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_str}")
     here = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
-    root = os.path.realpath(ws.root_dir)
+    root = os.path.realpath(ws.root_str)
     if not _is_within(here, root) or here == root:
         return text
     folder = os.path.relpath(here, root).replace(os.sep, "/")
     joined = f"{folder}/**/{text}" if "/" not in text.rstrip("/") else f"{folder}/{text}"
     normal = posixpath.normpath(joined) + ("/" if joined.endswith("/") else "")
     if normal.startswith("../") or normal == "..":
-        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_dir}")
+        raise OrbitError(f"path {raw!r} is outside the workspace {ws.root_str}")
     return normal
 
 
@@ -286,8 +301,8 @@ def read_workspace_text(ws: Workspace, path: str) -> str | None:
     a perfect decoding."""
     from orbit_learnings.store.fileops import read_repo_text
 
-    full = os.path.join(ws.root_dir, path)
+    full = os.path.join(ws.root_str, path)
     try:
-        return read_repo_text(full, within=ws.root_dir, limit=MAX_CITED_BYTES, errors="replace")
+        return read_repo_text(full, within=ws.root_str, limit=MAX_CITED_BYTES, errors="replace")
     except (OSError, OrbitError):
         return None

@@ -12,9 +12,14 @@ from tests.testing import REPO, CliRunner
 
 @pytest.fixture
 def store2(workspace: Path, orbit: CliRunner) -> Path:
-    orbit("learning", "add", "--summary", "one", "--path", "src/**")
-    orbit("learning", "add", "--summary", "two", "--tag", "t")
-    orbit("learning", "upvote", "--id", "L-0001", "--model", "m", "--task", "T")
+    # Each step checked, so a failing fixture names its own cause rather than a missing L-0002.
+    for args in (
+        ("learning", "add", "--summary", "one", "--path", "src/**"),
+        ("learning", "add", "--summary", "two", "--tag", "t"),
+        ("learning", "upvote", "--id", "L-0001", "--model", "m", "--task", "T"),
+    ):
+        result = orbit(*args)
+        assert result.code == 0, (args, result.out, result.err)
     return workspace
 
 

@@ -48,6 +48,26 @@ def test_subscribe_pins_the_full_sha_and_both_repositories_read_org_learnings(or
     assert code == 0 and json.loads(out)["level"] == "org"
 
 
+def test_subscribe_in_a_repository_without_orbit_creates_its_store(
+    org: Org, tmp_path: Path
+) -> None:
+    """`org subscribe` is often a repository's first orbit command: it makes `.orbit/`
+    (only once the org answered: a bad URL leaves the folder as it was)."""
+    money = org.add("-s", "Use the money type for amounts", "-p", "**")
+    org.publish()
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q", "-b", "main")
+    code, _, err = org.run(fresh, "org", "subscribe", str(tmp_path / "nowhere.git"))
+    assert code == 1 and "does not appear to be a git repository" in err
+    assert not (fresh / ".orbit").exists()
+    code, out, err = org.run(fresh, "org", "subscribe", str(org.remote))
+    assert code == 0, err
+    assert "Commit .orbit/" in out
+    assert (fresh / ".orbit" / "org.lock").is_file() and (fresh / ".orbit" / ".gitignore").is_file()
+    assert _ids(org, fresh, "--path", "src/app.py") == [money]
+
+
 def test_repository_scoped_learnings_apply_only_where_they_belong(org: Org) -> None:
     payments_only = org.add("-s", "Call the payments API with an idempotency key", "-p", "**")
     org.scope_repos(payments_only, "payments-*")
@@ -66,6 +86,46 @@ def test_repository_scoped_learnings_apply_only_where_they_belong(org: Org) -> N
         (org.web / ".orbit" / "config.yaml").read_text() + "repo_name: payments-web\n"
     )
     assert payments_only in _ids(org, org.web, "--path", "src/app.py")
+
+
+def test_add_repo_writes_scope_repos_in_an_org_store_only(org: Org) -> None:
+    """`--repo` (repeatable, on add, propose and update) writes `scope.repos`; a project
+    or personal store refuses it, since its learnings are read in one place anyway."""
+    scoped = org.add("-s", "Payments calls carry a key", "-p", "src/**", "--repo", "payments-*")
+    text = (org.source / ".orbit" / "learnings" / scoped / "learning.yaml").read_text()
+    assert "  repos:\n    - payments-*\n" in text
+    code, out, err = org.run(
+        org.source, "learning", "propose", "-s", "Web rule", "-p", "**", "--repo", "web",
+        "--repo", "Web",
+    )  # fmt: skip
+    assert code == 0, err
+    proposed = out.strip().splitlines()[0]
+    text = (org.source / ".orbit" / "learnings" / proposed / "learning.yaml").read_text()
+    assert "    - web\n    - Web\n" in text  # case-sensitive: two repositories
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--add-repo", "web")
+    assert code == 0, err
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--remove-repo", "payments-*")
+    assert code == 0, err
+    code, out, _ = org.run(org.source, "learning", "show", scoped, "--json")
+    assert json.loads(out)["scope"]["repos"] == ["web"]
+    org.publish()
+    for repo in (org.payments, org.web):
+        assert org.run(repo, "org", "subscribe", str(org.remote))[0] == 0
+    assert scoped in _ids(org, org.web, "--path", "src/app.py")
+    assert scoped not in _ids(org, org.payments, "--path", "src/app.py")
+    for bad, says in (("payments/api", "never a folder"), ("pay[", "unclosed '['"), ("", "empty")):
+        code, _, err = org.run(
+            org.source, "learning", "add", "-s", "x y", "-p", "**", "--repo", bad
+        )
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = org.run(org.source, "learning", "update", scoped, "--remove-repo", "nope")
+    assert code == 2 and "has no repo 'nope'" in err
+    for args in (("--repo", "web"), ("--repo", "web", "--level", "user")):
+        code, _, err = org.run(org.web, "learning", "add", "-s", "Local", "-p", "src/**", *args)
+        assert code == 2 and "no org store" in err and len(err.strip().splitlines()) == 1
+    local = org.run(org.web, "learning", "add", "-s", "Local", "-p", "src/**")[1].strip()
+    code, _, err = org.run(org.web, "learning", "update", local, "--add-repo", "web")
+    assert code == 2 and "no org store" in err
 
 
 def test_fetch_never_moves_the_pin_and_update_moves_it_in_one_line(org: Org) -> None:
@@ -175,6 +235,28 @@ def test_supersede_locally_writes_only_the_project_learning_and_hides_the_org_on
     assert _ids(org, org.payments, "--path", "src/app.py") == [money]
 
 
+def test_show_says_where_an_org_learning_is_superseded_here(org: Org) -> None:
+    (money,) = _subscribed(org, "Use the money type for amounts")
+    local = org.run(org.web, "learning", "add", "-s", "Integer cents", "-p", "src/**")[1].strip()
+    assert org.run(org.web, "learning", "supersede", money, "--with", local)[0] == 0
+    code, out, err = org.run(org.web, "learning", "show", money)
+    assert code == 0, err
+    assert f"status: active (superseded here by {local})" in out
+    code, out, _ = org.run(org.web, "learning", "show", money, "--json")
+    assert json.loads(out)["superseded_here_by"] == local
+    code, out, _ = org.run(org.web, "learning", "show", local)
+    assert f"supersedes: {money} (org; hidden in this repository)" in out
+    from orbit_learnings.integrations.mcp.tools import LearningTools
+    from orbit_learnings.store.workspace import Workspace
+
+    assert LearningTools(Workspace(org.web), "s1").do_show(id=money)["superseded_here_by"] == local
+    (org.payments / ".orbit" / "org.lock").write_text(
+        (org.web / ".orbit" / "org.lock").read_text()
+    )  # a repository that does not replace it: nothing to say
+    code, out, _ = org.run(org.payments, "learning", "show", money, "--json")
+    assert code == 0 and "superseded_here_by" not in json.loads(out)
+
+
 def test_hooks_and_inject_show_org_learnings_with_their_level_and_half_the_slots(
     org: Org,
 ) -> None:
@@ -206,6 +288,10 @@ def test_hooks_and_inject_show_org_learnings_with_their_level_and_half_the_slots
         run_entry("orbit hook claude-code", payload, org.web, env=None), "PostToolUse"
     )
     assert any(i in context for i in org_ids) and "(org; scope src/app.py" in context
+    # the header names what is shown: org learnings are not "Project learnings"
+    assert context.startswith("Learnings whose scope matches src/app.py:\n")
+    code, out, _ = org.run(org.web, "learning", "inject", "--path", "src/app.py")
+    assert "\nLearnings relevant to this task:\n" in out and "(org)" in out
 
 
 def test_promote_then_update_brings_it_in_and_supersedes_the_project_copy(org: Org) -> None:

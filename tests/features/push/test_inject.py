@@ -40,7 +40,7 @@ def test_reminder_block_byte_for_byte(workspace: Path, orbit: CliRunner) -> None
     assert outcome.code == 0
     assert outcome.out == (
         "<system-reminder>\n"
-        "Project learnings relevant to this task:\n"
+        "Learnings relevant to this task:\n"
         "- [L-0001] Never declare a perf win on latency alone — verify output equivalence before freezing a result.\n"
         "Read full body via `orbit learning show <id>` if needed.\n"
         "</system-reminder>\n"
@@ -58,7 +58,7 @@ def test_nothing_matched_prints_nothing_or_empty_json(workspace: Path, orbit: Cl
 
 def test_bodies_are_never_injected_and_markdown_format(many: Path, orbit: CliRunner) -> None:
     out = orbit("learning", "inject", "--path", "src/a.py", "--format", "markdown").out
-    assert out.startswith("## Project learnings relevant to this task\n\n- **L-0001** — lesson 1\n")
+    assert out.startswith("## Learnings relevant to this task\n\n- **L-0001** — lesson 1\n")
     assert "never injected" not in out
 
 

@@ -64,13 +64,13 @@ def shown(text: str) -> set[str]:
 def test_a_file_named_like_a_glob_prefix_is_that_file(ws: Workspace) -> None:
     """Read of the file `glob:notes.md`: its own lesson, not that of `notes.md` (which a
     second reading of the path, taking `glob:` for a marker, would find instead)."""
-    text = hook(Path(ws.root_dir), "Read", {"file_path": f"{ws.root_dir}/glob:notes.md"})
+    text = hook(Path(ws.root_str), "Read", {"file_path": f"{ws.root_str}/glob:notes.md"})
     assert shown(text) == {"glob:notes.md"}
     assert "whose scope matches glob:notes.md:" in text
 
 
 def test_windows_separators_and_dot_segments_are_read_where_they_enter(ws: Workspace) -> None:
-    text = hook(Path(ws.root_dir), "Read", {"file_path": ".\\src\\.\\app.py"})
+    text = hook(Path(ws.root_str), "Read", {"file_path": ".\\src\\.\\app.py"})
     assert shown(text) == {"src/app.py", "src/**/*.py"}
     assert "whose scope matches src/app.py:" in text
 
@@ -78,11 +78,11 @@ def test_windows_separators_and_dot_segments_are_read_where_they_enter(ws: Works
 def test_a_glob_tool_still_asks_about_its_pattern(ws: Workspace) -> None:
     """The one pattern a hook passes on (a Glob call's, under its folder): the learnings of
     what it can match, not those of the files around it; shown without any marker."""
-    text = hook(Path(ws.root_dir), "Glob", {"pattern": "**/*.py", "path": "./src"})
+    text = hook(Path(ws.root_str), "Glob", {"pattern": "**/*.py", "path": "./src"})
     assert shown(text) == {"src/app.py", "src/**/*.py"}
     assert "whose scope matches src/**/*.py:" in text
     assert "glob:" not in text.split("\n")[0]
-    assert shown(hook(Path(ws.root_dir), "Glob", {"pattern": "docs/gu*.md"}, "s2")) == {"docs/**"}
+    assert shown(hook(Path(ws.root_str), "Glob", {"pattern": "docs/gu*.md"}, "s2")) == {"docs/**"}
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_each_path_of_a_payload_is_normalised_once(
             and getattr(module, "to_repo_relative", None) is real
         ):
             monkeypatch.setattr(module, "to_repo_relative", counting)
-    assert hook(Path(ws.root_dir), tool, tool_input)
+    assert hook(Path(ws.root_str), tool, tool_input)
     assert calls == named
 
 

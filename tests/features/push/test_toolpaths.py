@@ -86,7 +86,7 @@ def test_commands_are_never_run(ws: Workspace, tmp_path: Path) -> None:
 
 
 def test_search_and_glob_inputs(ws: Workspace) -> None:
-    root = ws.root_dir
+    root = ws.root_str
     assert search_paths(ws, f"{root}/src", None, cwd=root) == [RepoPath("src", "folder")]
     assert search_paths(ws, "src", "**/*.py", cwd=root) == [RepoPath("src/**/*.py", "glob")]
     assert search_paths(ws, None, "*.md", cwd=root) == [RepoPath("*.md", "glob")]
@@ -97,7 +97,7 @@ def test_repo_path_refuses_urls_options_and_outsiders(ws: Workspace) -> None:
     assert repo_path(ws, "https://example.com/a.py") is None
     assert repo_path(ws, "--color") is None
     assert repo_path(ws, "/etc/hosts") is None
-    assert repo_path(ws, f"{ws.root_dir}/src/app.py") == RepoPath("src/app.py")
+    assert repo_path(ws, f"{ws.root_str}/src/app.py") == RepoPath("src/app.py")
 
 
 @pytest.mark.parametrize(
@@ -135,7 +135,7 @@ PATCH = """*** Begin Patch
 def test_an_apply_patch_body_names_its_files(ws: Workspace) -> None:
     """Codex sends the whole patch in `tool_input.command`: its file lines name the files,
     relative or absolute, added ones included; the hunks' text names nothing."""
-    patch = PATCH.replace("{root}", ws.root_dir)
+    patch = PATCH.replace("{root}", ws.root_str)
     expected = ["src/app.py", "src/new_module.py", "docs/guide.md", "src/util.py", "src/util2.py"]
     assert texts(patch_paths(ws, patch)) == expected
     touch = Touch("apply_patch", {"command": patch}, session_id="s")

@@ -311,7 +311,7 @@ def test_context_combines_text_and_scope(example: Path, orbit: CliRunner, tmp_pa
     )
     assert written.out == "" and "tokens" in written.err
     block = target.read_text().split("-->\n", 1)[1].rsplit("<!--", 1)[0]
-    assert block.startswith("## Project learnings relevant to this task") and "L-0005" in block
+    assert block.startswith("## Learnings relevant to this task") and "L-0005" in block
     assert (len(block) + 3) // 4 <= 80
 
 

@@ -317,7 +317,7 @@ def test_words_most_learnings_hold_are_left_out_only_when_nothing_they_hold_can_
     with open_fresh(own_store) as index:
         everywhere = fulltext.matching_rows(index.conn, '"retries"')
         assert 2 * len(everywhere) >= fulltext.document_count(index.conn)
-    folder = Path(own_store.learnings_path) / "L-0002"
+    folder = Path(own_store.learnings_dir_str) / "L-0002"
     text = (folder / "learning.yaml").read_text().replace("body: |\n", "body: |\n  zqxrare\n")
     (folder / "learning.yaml").write_text(text)
     asked = _expressions_asked(monkeypatch)

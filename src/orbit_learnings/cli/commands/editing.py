@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from orbit_learnings.cli import completion
-from orbit_learnings.cli.commands.records import _body, _evidence, _stored_globs
+from orbit_learnings.cli.commands.records import _body, _evidence, _stored_globs, org_repos
 from orbit_learnings.cli.options import AnchorOpt, IdArg, JsonFlag
 from orbit_learnings.cli.output import emit_json, info
 from orbit_learnings.cli.state import STATE
@@ -57,6 +57,14 @@ AddPathOpt = Annotated[
 RemovePathOpt = Annotated[
     list[str] | None, _many("--remove-path", "Removes one path glob (repeatable).", paths=True)
 ]
+AddRepoOpt = Annotated[
+    list[str] | None,
+    typer.Option("--add-repo", metavar="GLOB", help="In an org store: adds one repository glob."),
+]
+RemoveRepoOpt = Annotated[
+    list[str] | None,
+    typer.Option("--remove-repo", metavar="GLOB", help="Removes one repository glob."),
+]
 SupersedesOpt = Annotated[
     str | None,
     _link_option("--supersedes", "This learning replaces ID (both files change); none clears."),
@@ -84,6 +92,8 @@ def update_command(
     remove_tag: RemoveTagOpt = None,
     add_path: AddPathOpt = None,
     remove_path: RemovePathOpt = None,
+    add_repo: AddRepoOpt = None,
+    remove_repo: RemoveRepoOpt = None,
     priority: Annotated[int | None, typer.Option("--priority")] = None,
     evidence: AddEvidenceOpt = None,
     anchor: AnchorOpt = None,
@@ -95,10 +105,9 @@ def update_command(
 ) -> None:
     """Change fields of a learning; comments and unknown keys in the file are kept.
 
-    --tag and --path replace the whole list; --add-tag, --remove-tag, --add-path and
-    --remove-path change one entry. --anchor replaces the anchors with the code as it is
-    now (re-recording a drifted one). --supersedes and --superseded-by set a supersede
-    link on both sides at once, or clear it with `none` (repairing a one-sided link).
+    --tag and --path replace the whole list; --add-/--remove-tag, -path, -repo (org
+    stores) change one entry. --anchor re-records the anchors from the code as it is now.
+    --supersedes and --superseded-by link both sides at once; `none` clears the link.
 
     \b
     Examples:
@@ -123,6 +132,8 @@ def update_command(
         remove_paths=_globs(ws, remove_path) or (),
         add_tags=add_tag or (),
         remove_tags=remove_tag or (),
+        add_repos=org_repos(ws, add_repo, "--add-repo"),
+        remove_repos=remove_repo or (),
     )
     links = (supersedes, superseded_by)
     if changes.is_empty() and links == (None, None):

@@ -28,40 +28,80 @@ BranchOpt = Annotated[
 ]
 
 
-def init_command() -> None:
-    """Make this repository an org store: `learning add` here allocates `O-` IDs.
+def init_command(
+    prefix: Annotated[
+        str,
+        typer.Option(
+            "--prefix",
+            help="The ID prefix of this org's learnings: 1-4 capital letters, not L or U.",
+            metavar="X",
+        ),
+    ] = "O",
+) -> None:
+    """Make this repository an org store: `learning add` here allocates `O-` IDs
+    (or the prefix given), and subscribers read them with those IDs.
 
     \b
     Example:
       orbit org init
+      orbit org init --prefix ACME
     """
-    from pathlib import Path
+    from orbit_learnings.core.ids import prefix_problem
+    from orbit_learnings.store import config
 
-    from orbit_learnings.core.ids import PREFIXES
-    from orbit_learnings.store import config, setup
-    from orbit_learnings.store.workspace import find_workspace
-
-    try:
-        ws = find_workspace(STATE.root)
-    except OrbitError:
-        setup.init_store(Path(STATE.root or os.getcwd()))
-        ws = find_workspace(STATE.root)
+    problem = prefix_problem(prefix)
+    if problem is not None:
+        raise UsageError(f"--prefix: {problem}")
+    ws, _ = _workspace_or_new()
     if config.org_subscription(ws) is not None:
         raise UsageError("this repository subscribes to an org; an org store cannot be one too")
-    prefix = PREFIXES["org"]
-    if config.load(ws).get(config.ID_PREFIX_KEY) != prefix:
+    current = config.load(ws).get(config.ID_PREFIX_KEY)
+    if current != prefix:
+        _refuse_renaming(ws, current, prefix)
         config.set_setting(ws, config.ID_PREFIX_KEY, prefix)
     info(
-        f"{ws.root_dir} is an org store: `orbit learning add` allocates {prefix}- IDs."
+        f"{ws.root_str} is an org store: `orbit learning add` allocates {prefix}- IDs."
         " Commit .orbit/, push it, and each repository runs `orbit org subscribe URL`."
     )
+
+
+def _workspace_or_new() -> tuple[Workspace, bool]:
+    """This repository's store, created first when it has none (`orbit init`'s files):
+    `org init` and `org subscribe` are a repository's first orbit command as often as not.
+    Returns the store and whether it was just created."""
+    from pathlib import Path
+
+    from orbit_learnings.store import setup
+    from orbit_learnings.store.workspace import find_workspace
+
+    ws = _existing_workspace()
+    if ws is not None:
+        return ws, False
+    setup.init_store(Path(STATE.root or os.getcwd()))
+    return find_workspace(STATE.root), True
+
+
+def _refuse_renaming(ws: Workspace, current: object, prefix: str) -> None:
+    """An org store that holds learnings keeps its prefix: subscribers read only the
+    bundles named with the declared one, and every link to them names the old one."""
+    from orbit_learnings.store.bundles import bundle_ids
+
+    if current is None:
+        return
+    held = [i for i in bundle_ids(ws) if i.startswith(f"{current}-")]
+    if held:
+        raise UsageError(
+            f"this org store already holds {held[0]} and {len(held) - 1} more with"
+            f" its prefix {current}; it keeps it (`orbit org init --prefix {current}`)"
+        )
 
 
 def subscribe_command(
     url: Annotated[str, typer.Argument(help="The org repository (any URL git can fetch).")],
     branch: BranchOpt = None,
 ) -> None:
-    """Read an org store's learnings here, pinned to its branch's current commit.
+    """Read an org store's learnings here, pinned to its branch's current commit (the
+    repository's `.orbit/` is created first when it has none).
 
     \b
     Example:
@@ -73,7 +113,37 @@ def subscribe_command(
 
     if url.startswith("-") or not url.strip():
         raise UsageError(f"{url!r} is not a repository URL")
-    ws = STATE.workspace()
+    existing = _existing_workspace()
+    if existing is not None:
+        _refuse_second_org(existing, url)
+    branch = branch or _default_branch(url)
+    fetched = cache.fetch(url, branch)
+    if fetched.gone or fetched.after is None:
+        raise OrbitError(f"{url} has no branch {branch!r}")
+    ws, created = (existing, False) if existing is not None else _workspace_or_new()
+    pin = Pin(url, branch, fetched.after)
+    count = _pin(ws, pin)
+    config.set_setting(ws, config.ORG_KEY, {"url": url, "branch": branch})
+    commit = ".orbit/ (created now)" if created else ".orbit/config.yaml and .orbit/org.lock"
+    info(
+        f"Subscribed to {url} ({branch}) at {pin.short}: {count} org learning(s). Commit {commit}."
+    )
+
+
+def _existing_workspace() -> Workspace | None:
+    from orbit_learnings.core.errors import WorkspaceNotFound
+    from orbit_learnings.store.workspace import find_workspace
+
+    try:
+        return find_workspace(STATE.root)
+    except WorkspaceNotFound:
+        return None
+
+
+def _refuse_second_org(ws: Workspace, url: str) -> None:
+    """One org per repository, and an org store reads no org."""
+    from orbit_learnings.store import config
+
     current = config.org_subscription(ws)
     if current is not None and current[0] != url:
         raise UsageError(
@@ -82,17 +152,6 @@ def subscribe_command(
         )
     if config.load(ws).get(config.ID_PREFIX_KEY):
         raise UsageError("this repository is an org store; it cannot subscribe to one")
-    branch = branch or _default_branch(url)
-    fetched = cache.fetch(url, branch)
-    if fetched.gone or fetched.after is None:
-        raise OrbitError(f"{url} has no branch {branch!r}")
-    pin = Pin(url, branch, fetched.after)
-    count = _pin(ws, pin)
-    config.set_setting(ws, config.ORG_KEY, {"url": url, "branch": branch})
-    info(
-        f"Subscribed to {url} ({branch}) at {pin.short}: {count} org learning(s)."
-        " Commit .orbit/config.yaml and .orbit/org.lock."
-    )
 
 
 def _default_branch(url: str) -> str:
@@ -112,23 +171,40 @@ def _pin(ws: Workspace, pin: Pin) -> int:
     from orbit_learnings.store.fileops import write_repo_text
     from orbit_learnings.store.layout import ORBIT_DIR, ORG_LOCK_FILE
     from orbit_learnings.store.org.pin import lock_path
+    from orbit_learnings.store.workspace import declare_prefixes
 
-    count = _materialise(pin)
-    orbit = os.path.join(ws.root_dir, ORBIT_DIR)
-    write_repo_text(lock_path(ws), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}")
+    count = _materialise(pin, ws)
+    orbit = os.path.join(ws.root_str, ORBIT_DIR)
+    write_repo_text(
+        lock_path(ws.root_str), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}"
+    )
+    declare_prefixes(ws)  # IDs are judged by the newly pinned org's prefix from now on
     return count
 
 
-def _materialise(pin: Pin) -> int:
+def _materialise(pin: Pin, project: Workspace) -> int:
+    """Write the pinned commit's tree into the cache (once) and index it. Returns how many
+    org learnings it holds."""
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.index.reads import count
+    from orbit_learnings.index.schema import discard
     from orbit_learnings.store.org import cache
+    from orbit_learnings.store.org.pin import tree_dir
+    from orbit_learnings.store.org.prefix import tree_prefix
+    from orbit_learnings.store.workspace import declare_prefixes
 
     cache.keep_pinned(pin.url, pin.commit)
+    written = not os.path.isdir(tree_dir(pin))
     folder, skipped = cache.materialise(pin)
     for item in skipped:
         warn(f"org {pin.short}: {item} (skipped)")
-    with open_fresh(Workspace(folder, level="org")) as index:  # the first hook is warm
+    if written and tree_prefix(folder):
+        # The project's links to the org's own prefix (`supersedes: ACME-0012`) were
+        # judged without it while the tree was missing: index them again.
+        discard(project).close()
+    tree = Workspace(folder, level="org")
+    declare_prefixes(tree)  # its bundles are named with the prefix it declares
+    with open_fresh(tree) as index:  # the first hook is warm
         return count(index.conn)
 
 
@@ -159,14 +235,14 @@ def fetch_command(
     ws = STATE.workspace()
     url, branch = _subscription(ws)
     fetched = cache.fetch(url, branch)
-    pin = read_pin(ws)
+    pin = read_pin(ws.root_str)
     if pin is not None and not cache.fetch_commit(pin.url, pin.commit):
         raise OrbitError(
             f"the pinned org commit {pin.short} is on neither {pin.url} nor this cache;"
             " `orbit org update --force` pins the branch's tip"
         )
     if pin is not None:
-        _materialise(pin)
+        _materialise(pin, ws)
     _say_fetched(fetched, branch, url, pin, quiet=quiet)
 
 
@@ -209,7 +285,7 @@ def update_command(
     fetched = cache.fetch(url, branch)
     if fetched.gone or fetched.after is None:
         raise OrbitError(f"the branch {branch!r} is gone from {url}; the pin stays where it is")
-    old = read_pin(ws)
+    old = read_pin(ws.root_str)
     new = Pin(url, branch, fetched.after)
     if old is not None and old.commit == new.commit and old.url == url and old.branch == branch:
         info(f"The pin is already at {new.short}, the tip of {branch}.")
@@ -255,7 +331,7 @@ def promote_command(
 
     from orbit_learnings.store import bundles
     from orbit_learnings.store.org import cache, promote
-    from orbit_learnings.store.org.pin import repo_name
+    from orbit_learnings.store.org.reponame import repo_name
 
     if to != "org":
         raise UsageError(f"--to {to!r}: a learning can be promoted to org only")
@@ -290,7 +366,7 @@ def adopt_promotions(ws: Workspace, org: Workspace) -> list[tuple[str, str]]:
     from orbit_learnings.index.build import open_fresh
     from orbit_learnings.index.reads import evidence_of_active
     from orbit_learnings.store.changes import mark_replaced
-    from orbit_learnings.store.org.pin import repo_name
+    from orbit_learnings.store.org.reponame import repo_name
 
     mine = repo_name(ws) + ":"
     with open_fresh(org) as index:

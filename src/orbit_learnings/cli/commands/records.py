@@ -22,6 +22,7 @@ from orbit_learnings.cli.options import (
     LevelOpt,
     LimitOpt,
     PathOpt,
+    RepoOpt,
     SpecScopeOpt,
     StatusOpt,
     TagOpt,
@@ -105,6 +106,22 @@ def _stored_globs(ws: Workspace, raws: list[str]) -> list[str]:
     return stored
 
 
+def org_repos(ws: Workspace, globs: list[str] | None, flag: str = "--repo") -> list[str]:
+    """`--repo` globs, only where they mean something: an org store, whose learnings
+    many repositories read. A project's learnings are read in that repository alone,
+    and a personal one's wherever its owner works, so `scope.repos` would narrow nothing."""
+    if not globs:
+        return []
+    from orbit_learnings.store import config
+
+    if ws.level != "project" or config.load(ws).get(config.ID_PREFIX_KEY) is None:
+        raise UsageError(
+            f"{flag} names the repositories an org learning applies in; this store is no"
+            " org store (`orbit org init` makes one)"
+        )
+    return [g.strip() for g in globs]
+
+
 def _store_for_new(level: str) -> Workspace:
     """The store a new learning goes to: the project's, or the personal one (made if need be)."""
     if level not in ("project", "user"):
@@ -129,6 +146,7 @@ def add_command(
     priority: Annotated[int, typer.Option("--priority", help="Manual ranking boost.")] = 0,
     created_by: CreatedByOpt = None,
     anchor: AnchorOpt = None,
+    repo: RepoOpt = None,
     *,
     force: Annotated[
         bool, typer.Option("--force", help="Add even if a near-duplicate exists.")
@@ -139,7 +157,8 @@ def add_command(
     """Record a new learning and print its ID.
 
     A near-duplicate of an active learning is refused with a suggestion to
-    upvote it instead; --force adds anyway.
+    upvote it instead; --force adds anyway. In an org store, --repo limits the
+    learning to the subscribing repositories it names (`scope.repos`).
 
     \b
     Examples:
@@ -147,6 +166,8 @@ def add_command(
         --path 'db/migrations/**' --tag database --evidence commit=3edf00ed
       orbit learning add --summary "update() must re-read the version first" \\
         --anchor src/orders/service.py::OrderService.update
+      orbit learning add --summary "Payments calls carry an idempotency key" \\
+        --path 'src/**' --repo 'payments-*'   # in an org store
     """
     record_new(
         "active",
@@ -160,6 +181,7 @@ def add_command(
         priority=priority,
         created_by=created_by,
         anchor=anchor,
+        repo=repo,
         force=force,
         level=level,
         json_out=json_out,
@@ -182,6 +204,7 @@ def record_new(
     force: bool,
     level: str,
     json_out: bool,
+    repo: list[str] | None = None,
 ) -> str:
     """`add` and `propose`: one path from options to a written learning; returns its ID."""
     from orbit_learnings.curation.adding import add_learning
@@ -197,6 +220,7 @@ def record_new(
         created_by=created_by,
         anchors=cite(ws, anchor) if anchor else (),
         status=status,
+        repos=org_repos(ws, repo),
     )
     added = add_learning(ws, new, force=force)  # a near-duplicate: `similar` in the error
     for item in added.similar:
@@ -254,7 +278,7 @@ def show_command(
     from orbit_learnings.cli.commands.anchors import render_anchors, show_anchors
 
     ws = STATE.workspace_for(learning_id.strip())
-    detail = queries.show_learning(ws, learning_id.strip())
+    detail = queries.show_learning(STATE.workspace(), learning_id.strip())
     warn_problems(detail.warnings)
     anchors = show_anchors(ws, detail.record["id"]) if detail.record.get("anchors") else []
     if json_out:

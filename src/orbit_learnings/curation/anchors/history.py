@@ -24,7 +24,7 @@ class Recorded:
 
 def recorded_lines(ws: Workspace, anchor: Anchor) -> Recorded | None:
     """None when git has no version holding the lines (never committed, or no git)."""
-    root = ws.root_dir
+    root = ws.root_str
     if not gitutil.is_repository(root):
         return None
     out = gitutil.run_git(

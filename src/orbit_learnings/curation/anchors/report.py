@@ -34,7 +34,7 @@ def anchor_report(ws: Workspace, ids: Sequence[str] | None = None) -> list[Ancho
         active = _active_ids(ws, index.conn, ids)
         states = states_for(ws, index.conn, active)
         gone = [s for s in states if s.state == BROKEN and _missing(ws, s.anchor.path)]
-        renamed = renamed_paths(ws.root_dir, sorted({s.anchor.path for s in gone})) if gone else {}
+        renamed = renamed_paths(ws.root_str, sorted({s.anchor.path for s in gone})) if gone else {}
         files: dict[str, CodeText | None] = {}
         followed: list[AnchorState] = []
         for state in gone:

@@ -63,9 +63,9 @@ def touched_anchors(ws: Workspace, base: str) -> list[Problem]:
     """Drifted anchors whose cited lines this branch's diff (since the merge base with
     `base`) changed, unless the branch also edited that learning."""
     try:
-        merge_base = gitutil.run_git(ws.root_dir, "merge-base", "HEAD", base).strip()
+        merge_base = gitutil.run_git(ws.root_str, "merge-base", "HEAD", base).strip()
         diff = gitutil.run_git(
-            ws.root_dir, "diff", "--no-color", "--no-ext-diff", "--unified=0", "-M", merge_base
+            ws.root_str, "diff", "--no-color", "--no-ext-diff", "--unified=0", "-M", merge_base
         )
     except gitutil.GitUnavailable:
         return []  # collisions_with already reports an unknown or unreachable base

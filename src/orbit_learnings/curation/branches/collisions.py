@@ -30,9 +30,9 @@ LEARNINGS = LEARNINGS_PREFIX
 def collisions_with(ws: Workspace, base: str) -> list[Problem]:
     """IDs added on this branch (since the merge base) that `base` also has, differently."""
     try:
-        if not gitutil.rev_exists(ws.root_dir, base):
+        if not gitutil.rev_exists(ws.root_str, base):
             return [Problem(base, 1, f"unknown git revision {base!r}", None, "collision")]
-        merge_base = gitutil.run_git(ws.root_dir, "merge-base", "HEAD", base).strip()
+        merge_base = gitutil.run_git(ws.root_str, "merge-base", "HEAD", base).strip()
     except gitutil.GitUnavailable as exc:
         return [Problem(base, 1, f"cannot compare with {base}: {exc}", None, "collision")]
     ours = set(store.bundle_ids(ws)) - idrule.ids_on(ws, merge_base)
@@ -70,7 +70,7 @@ def renumber(ws: Workspace, old_id: str, *, target: str | None = None, force: bo
     """Move a learning to the next ID free here and on the target branch, with its
     sidecars and every link to it."""
     store.read_learning(ws, old_id)
-    if not force and gitutil.is_repository(ws.root_dir):
+    if not force and gitutil.is_repository(ws.root_str):
         ref = idrule.target_ref(ws, target)
         text = store.learning_file(ws, old_id).read_text(encoding="utf-8")
         if idrule.is_published(ws, ref, old_id, text):

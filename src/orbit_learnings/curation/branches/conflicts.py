@@ -103,13 +103,13 @@ def resolve_conflict(
         )
     ref = idrule.target_ref(ws, target)
     kept, reason = _decide(ws, ref, learning_id, ours, theirs)
-    operation = gitstate.in_progress(ws.root_dir)
+    operation = gitstate.in_progress(ws.root_str)
     result = _split(ws, learning_id, (ours, theirs), kept, reason, operation, target)
     result.links = repair_links(ws, result.new_id, take=take_links)
     if operation is not None:
         touched = {learning_id, result.new_id, *result.relinked}
         touched |= {lid for r in result.links for lid in r.touched()}
-        gitstate.stage(ws.root_dir, [f"{LEARNINGS_PREFIX}/{lid}" for lid in touched])
+        gitstate.stage(ws.root_str, [f"{LEARNINGS_PREFIX}/{lid}" for lid in touched])
         result.operation = operation
     return result
 
@@ -220,11 +220,11 @@ def _sides(ws: Workspace, learning_id: str) -> tuple[str, str, str | None]:
     if not has_conflict_markers(text):
         raise OrbitError(f"{ws.relative(path)} has no conflict markers; nothing to resolve")
     relative = bundle_display(learning_id)
-    if gitutil.is_repository(ws.root_dir):
-        ours = gitutil.show(ws.root_dir, f":2:{relative}")
-        theirs = gitutil.show(ws.root_dir, f":3:{relative}")
+    if gitutil.is_repository(ws.root_str):
+        ours = gitutil.show(ws.root_str, f":2:{relative}")
+        theirs = gitutil.show(ws.root_str, f":3:{relative}")
         if ours is not None and theirs is not None:
-            return ours, theirs, gitutil.show(ws.root_dir, f":1:{relative}") or ""
+            return ours, theirs, gitutil.show(ws.root_str, f":1:{relative}") or ""
     return (*split_conflict_markers(text), None)
 
 
@@ -255,10 +255,10 @@ def _move_rows(ws: Workspace, old_id: str, new_id: str, newcomer_rev: str, kept_
         current = ws.bundle_dir(old_id) / sidecar
         if not current.exists():
             continue
-        kept_rows = set((gitutil.show(ws.root_dir, f"{kept_rev}:{relative}") or "").splitlines())
+        kept_rows = set((gitutil.show(ws.root_str, f"{kept_rev}:{relative}") or "").splitlines())
         newcomer_rows = [
             row
-            for row in (gitutil.show(ws.root_dir, f"{newcomer_rev}:{relative}") or "").splitlines()
+            for row in (gitutil.show(ws.root_str, f"{newcomer_rev}:{relative}") or "").splitlines()
             if row.strip() and row not in kept_rows
         ]
         if not newcomer_rows:
@@ -283,8 +283,8 @@ def _move_links(
         if other in (old_id, new_id) or not _links_to_in_file(ws, other, old_id):
             continue
         relative = bundle_display(other)
-        newcomer_text = gitutil.show(ws.root_dir, f"{newcomer_rev}:{relative}") or ""
-        kept_text = gitutil.show(ws.root_dir, f"{kept_rev}:{relative}") or ""
+        newcomer_text = gitutil.show(ws.root_str, f"{newcomer_rev}:{relative}") or ""
+        kept_text = gitutil.show(ws.root_str, f"{kept_rev}:{relative}") or ""
         for key in LINK_KEYS:
             line = link_line(old_id, (key,))
             arrived = bool(line.search(newcomer_text)) and not line.search(kept_text)

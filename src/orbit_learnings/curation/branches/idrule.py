@@ -35,7 +35,7 @@ Identity = tuple[str, str]
 def target_ref(ws: Workspace, explicit: str | None = None) -> str | None:
     """The target branch to judge by: `explicit`, else the configured one, else `origin/main`,
     else a local `main`/`master`; None when none exists (a repository with no such branch)."""
-    root = ws.root_dir
+    root = ws.root_str
     if explicit:
         if not gitutil.rev_exists(root, explicit):
             raise UsageError(f"unknown git revision {explicit!r}")
@@ -56,7 +56,7 @@ def ids_on(ws: Workspace, rev: str | None) -> frozenset[str]:
     if rev is None:
         return frozenset()
     out = gitutil.run_git(
-        ws.root_dir, "ls-tree", "--name-only", f"{rev}:{LEARNINGS_PREFIX}", check=False
+        ws.root_str, "ls-tree", "--name-only", f"{rev}:{LEARNINGS_PREFIX}", check=False
     )
     names = (line.strip().removesuffix(".yaml") for line in out.splitlines())
     return frozenset(name for name in names if is_learning_id(name))
@@ -98,7 +98,7 @@ def identity(text: str | None) -> Identity | None:
 
 def text_at(ws: Workspace, rev: str, learning_id: str) -> str | None:
     """`learning.yaml` of `learning_id` as `rev` has it; None when `rev` has no such learning."""
-    return gitutil.show(ws.root_dir, f"{rev}:{bundle_display(learning_id)}")
+    return gitutil.show(ws.root_str, f"{rev}:{bundle_display(learning_id)}")
 
 
 def is_published(ws: Workspace, target: str | None, learning_id: str, text: str) -> bool:
@@ -112,7 +112,7 @@ def is_published(ws: Workspace, target: str | None, learning_id: str, text: str)
     if published == text:
         return True
     try:
-        fork = gitutil.run_git(ws.root_dir, "merge-base", "HEAD", target).strip()
+        fork = gitutil.run_git(ws.root_str, "merge-base", "HEAD", target).strip()
     except gitutil.GitUnavailable:
         return False
     inherited = text_at(ws, fork, learning_id)

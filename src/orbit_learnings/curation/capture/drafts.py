@@ -31,7 +31,7 @@ LOCK_SECONDS = 10.0
 
 
 def drafts_dir(ws: Workspace) -> str:
-    return os.path.join(ws.state_path, DRAFTS_DIR)
+    return os.path.join(ws.state_dir_str, DRAFTS_DIR)
 
 
 def _draft_id(draft: Draft) -> str:
@@ -59,9 +59,9 @@ def run_extract(
     is not written twice."""
     from orbit_learnings.curation.capture.reviews import drafts_from_review
 
-    orbit_dir = os.path.join(ws.root_dir, ORBIT_DIR)
+    orbit_dir = os.path.join(ws.root_str, ORBIT_DIR)
     found = extract_sessions(
-        transcripts, ws.root_dir, model_command=model_command, orbit_dir=orbit_dir
+        transcripts, ws.root_str, model_command=model_command, orbit_dir=orbit_dir
     )
     for review in reviews:
         drafted = drafts_from_review(review)

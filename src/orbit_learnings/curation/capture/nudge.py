@@ -100,7 +100,7 @@ def _count(ws: Workspace) -> int:
 
 
 def _path(ws: Workspace) -> str:
-    return os.path.join(ws.state_path, STATE_FILE)
+    return os.path.join(ws.state_dir_str, STATE_FILE)
 
 
 def _load(ws: Workspace) -> dict[str, dict[str, object]]:
@@ -117,7 +117,7 @@ def _save(ws: Workspace, states: dict[str, dict[str, object]]) -> None:
 
     recent = dict(list(states.items())[-MAX_SESSIONS:])
     try:
-        os.makedirs(ws.state_path, exist_ok=True)
+        os.makedirs(ws.state_dir_str, exist_ok=True)
         atomic_write_text(_path(ws), json.dumps(recent), durable=False)
     except OSError:
         pass  # a read-only checkout: no nudge state, no harm

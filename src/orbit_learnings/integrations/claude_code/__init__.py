@@ -123,7 +123,7 @@ def _missing_program(ws: Workspace, commands: list[str]) -> str | None:
 
     for command in commands:
         words = shlex.split(command) if command.strip() else [""]
-        if not (shutil.which(words[0]) or os.path.exists(os.path.join(ws.root_dir, words[0]))):
+        if not (shutil.which(words[0]) or os.path.exists(os.path.join(ws.root_str, words[0]))):
             return command
     return None
 
@@ -185,10 +185,10 @@ def _read_payload(ws: Workspace, path: str) -> str:
     return json.dumps(
         {
             "session_id": "orbit-doctor",
-            "cwd": ws.root_dir,
+            "cwd": ws.root_str,
             "hook_event_name": "PostToolUse",
             "tool_name": "Read",
-            "tool_input": {"file_path": os.path.join(ws.root_dir, path)},
+            "tool_input": {"file_path": os.path.join(ws.root_str, path)},
             "tool_response": {"type": "text"},
         }
     )

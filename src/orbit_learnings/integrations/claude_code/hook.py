@@ -109,7 +109,7 @@ def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bo
     if not (deny and touch.tool == "Write" and touch.session_id and isinstance(raw_path, str)):
         return ""
     relative = to_repo_relative(ws, raw_path, touch.cwd)
-    if not relative or os.path.exists(os.path.join(ws.root_dir, relative)):
+    if not relative or os.path.exists(os.path.join(ws.root_str, relative)):
         return ""
     text = hookflow.context_for_paths(
         ws,

@@ -194,7 +194,7 @@ class Cline(AgentHook):
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
         body = {"toolName": "read_file", "parameters": {"path": str(ws.root / path)}}
         payload = {"hookName": "PostToolUse", "taskId": "orbit-doctor"}
-        return "PostToolUse", {**payload, "workspaceRoots": [ws.root_dir], "postToolUse": body}
+        return "PostToolUse", {**payload, "workspaceRoots": [ws.root_str], "postToolUse": body}
 
 
 def _ours(path: Path) -> bool:

@@ -116,7 +116,7 @@ class Codex(AgentHook):
         import shlex
 
         payload: dict[str, object] = {"session_id": "orbit-doctor", "transcript_path": None}
-        payload |= {"cwd": ws.root_dir, "hook_event_name": "PostToolUse", "model": "doctor"}
+        payload |= {"cwd": ws.root_str, "hook_event_name": "PostToolUse", "model": "doctor"}
         payload |= {"turn_id": "doctor", "tool_name": "Bash", "tool_use_id": "doctor"}
         tool_input = {"command": f"cat {shlex.quote(path)}"}
         return "PostToolUse", {**payload, "tool_input": tool_input, "tool_response": ""}

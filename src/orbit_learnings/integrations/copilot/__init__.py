@@ -63,7 +63,7 @@ class Copilot(AgentHook):
         return json.dumps({"additionalContext": text}) + "\n" if text else ""
 
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
-        payload = {"sessionId": "orbit-doctor", "cwd": ws.root_dir, "toolName": "view"}
+        payload = {"sessionId": "orbit-doctor", "cwd": ws.root_str, "toolName": "view"}
         return "postToolUse", {**payload, "toolArgs": json.dumps({"path": str(ws.root / path)})}
 
 

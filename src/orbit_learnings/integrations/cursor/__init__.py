@@ -50,7 +50,7 @@ class Cursor(AgentHook):
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
         payload: dict[str, object] = {"conversation_id": "orbit-doctor"}
         payload |= {"hook_event_name": "postToolUse"}
-        payload |= {"workspace_roots": [ws.root_dir], "tool_name": "Read"}
+        payload |= {"workspace_roots": [ws.root_str], "tool_name": "Read"}
         return "postToolUse", {**payload, "tool_input": {"file_path": str(ws.root / path)}}
 
 

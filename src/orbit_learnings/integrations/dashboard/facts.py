@@ -47,7 +47,7 @@ class Helpfulness:
         return found
 
     def _project(self, ids: list[str]) -> dict[str, float]:
-        signatures = current_signatures(self.ws.learnings_path, ids, FEEDBACK_FILE)
+        signatures = current_signatures(self.ws.learnings_dir_str, ids, FEEDBACK_FILE)
         found: dict[str, float] = {}
         with self._lock:
             for learning_id, sig in signatures.items():
@@ -108,7 +108,7 @@ class InjectionLog:
         from orbit_learnings.store.fileops import open_repo_file
 
         try:  # a committed link out of `.orbit/state` is never read (`check` reports it)
-            fd = open_repo_file(path, within=self.ws.state_path)
+            fd = open_repo_file(path, within=self.ws.state_dir_str)
         except (OSError, OrbitError):
             return
         with open(fd, "rb") as handle:

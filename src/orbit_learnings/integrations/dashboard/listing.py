@@ -99,7 +99,7 @@ def matching_hits(ws: Workspace, query: ListQuery) -> list[Hit]:
     Without text, the narrowest lookup comes first (a path, else the tags), so that only
     the rows it matches are loaded, in `list`'s own order; text search ranks by score.
     """
-    status, root = query.status, ws.root_dir
+    status, root = query.status, ws.root_str
     if query.text:
         hits = queries.search_text(ws, query.text, status=status, limit=None).hits
     elif query.path or query.tags:

@@ -53,7 +53,7 @@ def edit(project: Workspace, learning_id: str, body: dict[str, Any]) -> dict[str
     ws = for_id(project, learning_id)
     paths = string_list(body, "paths")
     if paths is not None and ws.level == "project":  # as typed at the root: repo-relative
-        paths = [scope_glob(ws, raw, cwd=ws.root_dir) for raw in paths]
+        paths = [scope_glob(ws, raw, cwd=ws.root_str) for raw in paths]
     changes = edits.Changes(
         summary=string_field(body, "summary"),
         body=string_field(body, "body"),

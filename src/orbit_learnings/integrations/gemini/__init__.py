@@ -66,7 +66,7 @@ class Gemini(AgentHook):
 
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
         tool_input = {"file_path": str(ws.root / path)}
-        payload = {"session_id": "orbit-doctor", "cwd": ws.root_dir, "hook_event_name": "AfterTool"}
+        payload = {"session_id": "orbit-doctor", "cwd": ws.root_str, "hook_event_name": "AfterTool"}
         return "AfterTool", {**payload, "tool_name": "read_file", "tool_input": tool_input}
 
 

@@ -83,7 +83,7 @@ class Kiro(AgentHook):
     def probe(self, ws: Workspace, path: str) -> tuple[str, dict[str, object]]:
         prompt = f"What should I know before changing {path}?"
         payload: dict[str, object] = {"hook_event_name": "userPromptSubmit", "prompt": prompt}
-        payload["cwd"] = ws.root_dir
+        payload["cwd"] = ws.root_str
         return "userPromptSubmit", payload
 
     # --- every agent file of the project --------------------------------------------
@@ -158,7 +158,7 @@ def _merge(report: SetupReport, done: SetupReport, ws: Workspace) -> None:
     import os
 
     for into, items in ((report.changed, done.changed), (report.unchanged, done.unchanged)):
-        into += [os.path.relpath(item, ws.root_dir) for item in items]
+        into += [os.path.relpath(item, ws.root_str) for item in items]
     report.warnings += done.warnings
 
 

@@ -34,6 +34,8 @@ def learning_markdown(record: dict[str, Any]) -> str:
     ]
     if record.get("superseded_by"):
         lines.append(f"- superseded by: {record['superseded_by']}")
+    if record.get("superseded_here_by"):
+        lines.append(f"- superseded here by: {record['superseded_here_by']} (hidden here)")
     body = str(record.get("body") or "").strip()
     return "\n".join([*lines, "", body] if body else lines) + "\n"
 
@@ -54,7 +56,7 @@ def _register_resources(server: MCPServer, ws: Workspace) -> None:
         mime_type="text/markdown",
     )
     def learning_index() -> str:
-        hits = queries.list_learnings(ws, cwd=ws.root_dir).hits
+        hits = queries.list_learnings(ws, cwd=ws.root_str).hits
         lines = [f"- {h.id}: {h.summary} ({', '.join([*h.paths, *h.tags])})" for h in hits]
         return "# Project learnings\n\n" + ("\n".join(lines) or "(none yet)") + "\n"
 

@@ -182,7 +182,7 @@ class LearningTools:
             Scope(listed(path), listed(tag)),
             status=status,
             limit=limit,
-            cwd=self.ws.root_dir,
+            cwd=self.ws.root_str,
         )
         # Nothing attached here: this result already is the path lookup.
         return {"learnings": [h.to_dict() for h in result.hits]}
@@ -263,7 +263,7 @@ class LearningTools:
                 Scope(paths, tags),
                 status="all" if all else status,
                 limit=limit,
-                cwd=self.ws.root_dir,
+                cwd=self.ws.root_str,
             )
         rows = [{**h.to_dict(), "kind": "learning"} for h in result.hits]
         arguments = {"query": query, "path": paths, "tag": tags}

@@ -9,7 +9,11 @@ project store, and nothing git or the org repository does runs at read time.
 
 The org repository is data from anyone: only regular blobs are written (links,
 submodules and odd names are skipped), each at most `MAX_FILE_BYTES`, the whole tree
-bounded in files and bytes, and every path stays below the tree folder.
+bounded in files and bytes, and every path stays below the tree folder. Its IDs take the
+prefix its `.orbit/config.yaml` declares (`id_prefix`, `O` when none or when it cannot
+be one: `L`, `../x`, 300 letters): only bundles named with that prefix are written, so
+an org's `L-0001` can never pass for a project's, and the checked prefix is written as
+the tree's one-line config (`store.org.prefix`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ from __future__ import annotations
 import os
 import subprocess
 
+from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.fileops import MAX_FILE_BYTES
-from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR
+from orbit_learnings.store.layout import CONFIG_FILE, LEARNINGS_DIR, ORBIT_DIR
 from orbit_learnings.store.org.pin import CLONE_DIR, TREES_DIR, Pin, checkout_dir, tree_dir
 
 MAX_TREE_FILES = 200_000  # 5,000 learnings with sidecars are ~15,000
 MAX_TREE_BYTES = 512 * 1024 * 1024
+MAX_CONFIG_BYTES = 64 * 1024
 GIT_TIMEOUT = 300.0
 PIN_REFS = "refs/orbit/pins/"  # every pinned commit stays reachable in the clone
 _LEARNINGS = f"{ORBIT_DIR}/{LEARNINGS_DIR}/"
@@ -60,9 +66,16 @@ def git(
     except subprocess.TimeoutExpired:
         raise OrbitError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s; stopped") from None
     if check and done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines()
-        raise OrbitError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
+        raise OrbitError(f"git {args[0]} failed: {git_reason(done.stderr) or done.returncode}")
     return done
+
+
+def git_reason(stderr: bytes) -> str:
+    """The line of git's complaint that says what went wrong: its first `fatal:` or
+    `error:` line (the last one is often "and the repository exists.")."""
+    lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
+    said = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (said or lines or [""])[0].removeprefix("fatal: ").removeprefix("error: ")
 
 
 def clone_dir(url: str) -> str:
@@ -127,8 +140,7 @@ def fetch(url: str, branch: str) -> Fetched:
         message = done.stderr.decode(errors="replace")
         if "couldn't find remote ref" in message or "no such ref" in message.lower():
             return Fetched(before, before, gone=True)
-        lines = message.strip().splitlines()
-        raise OrbitError(f"cannot fetch {url}: {lines[-1] if lines else 'git fetch failed'}")
+        raise OrbitError(f"cannot fetch {url}: {git_reason(done.stderr) or 'git fetch failed'}")
     result = Fetched(before, tip(clone, branch), gone=False)
     if before and result.after and not is_ancestor(clone, before, result.after):
         result.rewritten = True
@@ -171,11 +183,19 @@ def materialise(pin: Pin) -> tuple[str, list[Skipped]]:
         raise OrbitError(
             f"the pinned org commit {pin.short} is not in the cache; `orbit org fetch` brings it"
         )
-    wanted, skipped = _listing(clone, pin.commit)
+    prefix, problem = declared_prefix(clone, pin.commit)
+    wanted, skipped = _listing(clone, pin.commit, prefix)
+    if problem:
+        skipped.insert(0, Skipped(f"{ORBIT_DIR}/{CONFIG_FILE}", problem))
     contents = _blobs(clone, [oid for _, oid in wanted])
     trees = os.path.join(checkout_dir(pin.url), TREES_DIR)
     staging = os.path.join(trees, f".tmp-{pin.commit}-{os.getpid()}")
     _write_tree(staging, wanted, contents)
+    if prefix != ids.PREFIXES["org"]:
+        from orbit_learnings.store.org.prefix import TREE_CONFIG, tree_config_text
+
+        with open(os.path.join(staging, *TREE_CONFIG.split("/")), "x", encoding="ascii") as out:
+            out.write(tree_config_text(prefix))
     try:
         os.rename(staging, final)
     except OSError:  # another process wrote it first: same commit, same files
@@ -185,8 +205,39 @@ def materialise(pin: Pin) -> tuple[str, list[Skipped]]:
     return final, skipped
 
 
-def _listing(clone: str, sha: str) -> tuple[list[tuple[str, str]], list[Skipped]]:
-    """(path below the learnings folder, blob id) of every file worth writing."""
+def declared_prefix(clone: str, sha: str) -> tuple[str, str | None]:
+    """The ID prefix the org commit declares (`id_prefix` in its `.orbit/config.yaml`),
+    and why its declaration was not taken when it cannot be one (then `O`)."""
+    default = ids.PREFIXES["org"]
+    name = f"{ORBIT_DIR}/{CONFIG_FILE}"
+    listed = git(["ls-tree", "-l", "-z", sha, "--", name], cwd=clone).stdout.split(b"\0")[0]
+    if not listed:
+        return default, None
+    mode, kind, oid, size = listed.partition(b"\t")[0].decode().split()
+    if mode == "120000" or kind != "blob" or int(size) > MAX_CONFIG_BYTES:
+        return (
+            default,
+            f"not a plain file of at most {MAX_CONFIG_BYTES} bytes; IDs read as {default}-",
+        )
+    text = git(["cat-file", "blob", oid], cwd=clone).stdout.decode("utf-8", errors="replace")
+    from orbit_learnings.store.yamlio import YamlSyntaxError, safe_load
+
+    try:
+        data = safe_load(text)
+    except (YamlSyntaxError, OrbitError) as exc:
+        return default, f"unreadable ({exc}); IDs read as {default}-"
+    value = data.get("id_prefix") if isinstance(data, dict) else None
+    if value is None:
+        return default, None
+    problem = ids.prefix_problem(value)
+    if problem is not None:
+        return default, f"id_prefix refused: {problem}; IDs read as {default}-"
+    return str(value), None
+
+
+def _listing(clone: str, sha: str, prefix: str) -> tuple[list[tuple[str, str]], list[Skipped]]:
+    """(path below the learnings folder, blob id) of every file worth writing: those of
+    bundles named with the org's prefix (and any file beside the bundles)."""
     out = git(["ls-tree", "-r", "-z", "-l", sha, "--", _LEARNINGS], cwd=clone).stdout
     wanted: list[tuple[str, str]] = []
     skipped: list[Skipped] = []
@@ -198,7 +249,7 @@ def _listing(clone: str, sha: str) -> tuple[list[tuple[str, str]], list[Skipped]
         mode, kind, oid, size = meta.decode().split()
         path = raw_path.decode("utf-8", errors="replace")
         inner = path.removeprefix(_LEARNINGS)
-        reason = _refusal(mode, kind, size, inner)
+        reason = _refusal(mode, kind, size, inner) or _foreign(inner, prefix)
         if reason:
             skipped.append(Skipped(path, reason))
             continue
@@ -226,6 +277,15 @@ def _refusal(mode: str, kind: str, size: str, inner: str) -> str | None:
         return "not a plain file name"
     if int(size) > MAX_FILE_BYTES:
         return f"larger than {MAX_FILE_BYTES} bytes; orbit does not read it"
+    return None
+
+
+def _foreign(inner: str, prefix: str) -> str | None:
+    """Why a bundle's file is not the org's: its folder is not named with the org prefix
+    (an `L-0001` in an org store would pass for a project learning)."""
+    folder, slash, _ = inner.partition("/")
+    if slash and not folder.startswith(prefix + "-"):
+        return f"not a {prefix}- learning (the org's IDs are {prefix}-)"
     return None
 
 

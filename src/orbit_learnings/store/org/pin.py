@@ -10,7 +10,8 @@ the same org commit, and moving it (`orbit org update`) is a one-line diff:
 
 The org repository's clone and each pinned commit's files live in the user cache
 (`ORBIT_ORG_CACHE`, else platformdirs' user cache), never in the work tree. Stdlib only
-and no git: every hot read asks `org_store` which tree to read, and a tree is a plain
+and no git (nor anything that knows a workspace): every hot read asks
+`org_tree` which tree to read, and a tree is a plain
 folder written once per commit by `store.org.cache`.
 """
 
@@ -21,7 +22,6 @@ import sys
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.layout import LEARNINGS_DIR, ORBIT_DIR, ORG_LOCK_FILE
-from orbit_learnings.store.workspace import Workspace
 
 ORG_CACHE_ENV = "ORBIT_ORG_CACHE"
 APP_NAME = "orbit-learnings"
@@ -51,19 +51,20 @@ class Pin:
         return self.commit[:12]
 
 
-def lock_path(project: Workspace) -> str:
-    return os.path.join(project.root_dir, ORBIT_DIR, ORG_LOCK_FILE)
+def lock_path(root: str) -> str:
+    """`.orbit/org.lock` of the repository at `root`."""
+    return os.path.join(root, ORBIT_DIR, ORG_LOCK_FILE)
 
 
-def read_pin(project: Workspace) -> Pin | None:
+def read_pin(root: str) -> Pin | None:
     """The committed pin, None when this repository subscribes to no org. A lock that is
     not ours to read (a link out, a FIFO, too big) or is malformed is a clear error."""
     from orbit_learnings.store.fileops import read_repo_text
 
-    orbit = os.path.join(project.root_dir, ORBIT_DIR)
+    orbit = os.path.join(root, ORBIT_DIR)
     try:
         text = read_repo_text(
-            lock_path(project),
+            lock_path(root),
             within=orbit,
             name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}",
             limit=MAX_LOCK_BYTES,
@@ -123,12 +124,12 @@ def tree_dir(pin: Pin) -> str:
     return os.path.join(checkout_dir(pin.url), TREES_DIR, pin.commit)
 
 
-def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
-    """The org store this repository reads, or (None, a one-line hint) when its pinned
-    commit is not in the cache yet; (None, None) when it subscribes to no org. Reads only:
-    never git, never the network."""
+def org_tree(root: str) -> tuple[str | None, str | None]:
+    """The pinned org tree the repository at `root` reads, or (None, a one-line hint) when
+    its pinned commit is not in the cache yet; (None, None) when it subscribes to no org.
+    Reads only: never git, never the network."""
     try:
-        pin = read_pin(project)
+        pin = read_pin(root)
     except OrbitError as exc:
         return None, exc.message
     if pin is None:
@@ -139,72 +140,4 @@ def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
             f"org learnings at {pin.short} are not in the cache; `orbit org fetch` brings them"
             " (project and personal learnings still answer)"
         )
-    return Workspace(folder, level="org"), None
-
-
-def repo_name(project: Workspace) -> str:
-    """The name `scope.repos` globs match: `repo_name` in `.orbit/config.yaml`, else the
-    last part of the `origin` URL without `.git`, else the folder's name."""
-    named = _configured_name(project)
-    if named:
-        return named
-    url = _origin_url(project.root_dir)
-    if url:
-        tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
-        if tail:
-            return tail
-    return os.path.basename(project.root_dir.rstrip(os.sep))
-
-
-def _origin_url(root: str) -> str | None:
-    """`remote.origin.url` read from git's config file (no git process on a hot read);
-    a worktree's `.git` file leads to the common folder's config."""
-    dot_git = os.path.join(root, ".git")
-    try:
-        if os.path.isfile(dot_git):
-            with open(dot_git, encoding="utf-8") as handle:
-                gitdir = handle.read(4096).strip().removeprefix("gitdir:").strip()
-            gitdir = os.path.join(root, gitdir)
-            common = os.path.join(gitdir, "commondir")
-            if os.path.isfile(common):
-                with open(common, encoding="utf-8") as handle:
-                    gitdir = os.path.join(gitdir, handle.read(4096).strip())
-            dot_git = gitdir
-        with open(os.path.join(dot_git, "config"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read(256 * 1024).splitlines()
-    except OSError:
-        return None
-    inside = False
-    for line in lines:
-        text = line.strip()
-        if text.startswith("["):
-            inside = text.replace(" ", "") in ('[remote"origin"]',)
-        elif inside and text.partition("=")[0].strip().lower() == "url":
-            return text.partition("=")[2].strip()
-    return None
-
-
-def _configured_name(project: Workspace) -> str | None:
-    """`repo_name` from `.orbit/config.yaml`: a plain `repo_name: web` line is read as it
-    is, since a hook that asks must not import a YAML parser (50 ms); any other spelling of
-    the key goes through `store.config`."""
-    import re
-
-    from orbit_learnings.store.fileops import read_repo_text
-    from orbit_learnings.store.layout import CONFIG_FILE
-
-    orbit = os.path.join(project.root_dir, ORBIT_DIR)
-    try:
-        text = read_repo_text(
-            os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
-        )
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if "repo_name" not in text:
-        return None
-    plain = re.search(r"^repo_name:[ \t]*([A-Za-z0-9._-]+)[ \t]*(?:#.*)?$", text, re.MULTILINE)
-    if plain:
-        return plain.group(1)
-    from orbit_learnings.store.config import configured_repo_name
-
-    return configured_repo_name(project)
+    return folder, None

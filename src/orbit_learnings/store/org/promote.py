@@ -11,21 +11,20 @@ from collections.abc import Callable
 from orbit_learnings.core import ids
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.layout import LEARNING_FILE, LEARNINGS_PREFIX
-from orbit_learnings.store.org.cache import clone_dir, git, tip
+from orbit_learnings.store.org.cache import clone_dir, declared_prefix, git, tip
 
 PROMOTE_PREFIX = "promote/"
 
 
-def next_org_id(clone: str, base: str) -> str:
-    """The next sequential `O-` ID of the org branch at `base`."""
+def next_org_id(clone: str, base: str, prefix: str) -> str:
+    """The next sequential ID with the org's prefix on the org branch at `base`."""
     listing = git(["ls-tree", "--name-only", "-z", base, "--", LEARNINGS_PREFIX + "/"], cwd=clone)
-    prefix = ids.PREFIXES["org"]
     highest = 0
     for raw in listing.stdout.split(b"\0"):
         name = raw.decode(errors="replace").rsplit("/", 1)[-1]
-        match = ids.SEQUENTIAL_ID.match(name)
-        if match and name.startswith(prefix + "-"):
-            highest = max(highest, int(match.group(1)))
+        number = ids.sequential_number(name, prefix)
+        if number is not None:
+            highest = max(highest, number)
     return ids.format_sequential_id(highest + 1, prefix)
 
 
@@ -38,7 +37,7 @@ def commit_promotion(
     base = tip(clone, branch)
     if base is None:
         raise OrbitError(f"the org branch {branch!r} is not in the cache; `orbit org fetch` first")
-    new_id = next_org_id(clone, base)
+    new_id = next_org_id(clone, base, declared_prefix(clone, base)[0])
     blob = git(["hash-object", "-w", "--stdin"], cwd=clone, stdin=make(new_id).encode())
     index = {"GIT_INDEX_FILE": os.path.join(clone, f"orbit-promote-{os.getpid()}.index")}
     try:
