@@ -14,7 +14,10 @@ Generalising rather than memorising, with ~400 rows and ~90 negatives:
 - Newton's method on the weighted log-loss with a little L2: exact, and instant;
 - the cut where the model says "confident" is chosen on held-out folds (5-fold, repeated),
   not in-sample: the one that best meets both targets at once (answers kept, unanswerable
-  recognised), then folded into the bias so `confidence.THRESHOLD` stays where it is.
+  recognised), then folded into the bias so `confidence.THRESHOLD` stays where it is;
+- the rows come from more than one store (a model fitted on one store's score ranges did not
+  carry over to another), and the check holds out by store too: fit on one, judge the other
+  (`cross_store`), beside the pooled folds' figures split by store (`by_store`).
 """
 
 from __future__ import annotations
@@ -100,6 +103,25 @@ def balanced_cut(rows: list[Row], runs: list[list[float]]) -> dict[str, float]:
             f["kept_of_found"] - KEPT_TARGET, f["unanswerable_recognised"] - RECOGNISED_TARGET
         ),
     )
+
+
+def cross_store(train: list[Row], test: list[Row], names: tuple[str, ...]) -> dict[str, float]:
+    """Fit on one store (its cut chosen on its own held-out folds) and judge on another:
+    what a model fitted on one store's vocabulary and score ranges does elsewhere."""
+    cut = balanced_cut(train, held_out_probabilities(train, names))["cut"]
+    model = fit(train, names)
+    return figures(test, [[predict(x, model) for x, _, _ in test]], cut)
+
+
+def by_store(
+    rows: list[Row], stores: list[str], runs: list[list[float]], cut: float
+) -> dict[str, dict[str, float]]:
+    """The pooled held-out figures at `cut`, split by the store each row came from."""
+    out = {}
+    for store in dict.fromkeys(stores):
+        keep = [i for i, s in enumerate(stores) if s == store]
+        out[store] = figures([rows[i] for i in keep], [[r[i] for i in keep] for r in runs], cut)
+    return out
 
 
 def calibrated(model: dict[str, float], cut: float, threshold: float) -> dict[str, float]:

@@ -4,9 +4,11 @@
     python scripts/eval_search.py                 # the realistic set, every mode installed
     python scripts/eval_search.py --json
     python scripts/eval_search.py --set heldout   # the held-out set: report, never tune
-    python scripts/eval_search.py --set both      # realistic, then held-out (`make eval`)
+    python scripts/eval_search.py --set tuning2   # the second tuning store (a game studio)
+    python scripts/eval_search.py --set both      # realistic, tuning2, then held-out (`make eval`)
     python scripts/eval_search.py --set small     # the first 40-query set
     python scripts/eval_search.py --misses        # list what each kind got wrong
+    python scripts/eval_search.py --fit [--mode semantic]  # refit confidence on both tuning stores
 
 Search: recall@5 and MRR per query kind; for unanswerable queries, how often the
 top result is below the confident-match threshold (nothing would be shown), and
@@ -51,7 +53,7 @@ def _load_set(name: str) -> Any:
         return load_heldout()
     from tests.eval.realistic import load
 
-    return load()
+    return load(ROOT / "tests" / "eval" / "tuning2") if name == "tuning2" else load()
 
 
 def _confident(hit: Any) -> bool:
@@ -254,13 +256,13 @@ def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
                 print(f"    {miss}")
 
 
-def fit(set_name: str, mode: str | None) -> int:
-    """Fit on the set's queries and its tuning-only extra ones; print the coefficients,
-    calibrated on held-out folds, and those folds' figures."""
-    import confidence_fit
-    from tests.eval.realistic import build_store, extra_queries
+TUNING = ("realistic", "tuning2")  # the stores the confidence model is fitted on
 
-    from orbit_learnings.retrieval import confidence
+
+def store_rows(set_name: str, mode: str | None) -> list[tuple[dict[str, float], int, bool]]:
+    """One store's fitting rows: its queries, and for the realistic store its tuning-only
+    extra ones."""
+    from tests.eval.realistic import build_store, extra_queries
 
     data = _load_set(set_name)
     queries = data.queries + (extra_queries() if set_name == "realistic" else [])
@@ -269,7 +271,21 @@ def fit(set_name: str, mode: str | None) -> int:
         ids = build_store(Path(tmp), data.learnings)
         if mode == "semantic":
             embed(Path(tmp))
-        rows = feature_rows(Path(tmp), queries, ids)
+        return feature_rows(Path(tmp), queries, ids)
+
+
+def fit(set_name: str, mode: str | None) -> int:
+    """Fit on the tuning stores pooled (`--set tuning`) or on one; print the coefficients,
+    calibrated on held-out folds, those folds' figures by store and, pooled, each store's
+    model judged on the other."""
+    import confidence_fit
+
+    from orbit_learnings.retrieval import confidence
+
+    names_of_sets = TUNING if set_name == "tuning" else (set_name,)
+    per_store = {name: store_rows(name, mode) for name in names_of_sets}
+    rows = [row for store in per_store.values() for row in store]
+    stores = [name for name, store in per_store.items() for _ in store]
     names = confidence_fit.SEMANTIC_FITTED if mode == "semantic" else confidence_fit.FITTED
     runs = confidence_fit.held_out_probabilities(rows, names)
     cut = confidence_fit.balanced_cut(rows, runs)
@@ -277,8 +293,14 @@ def fit(set_name: str, mode: str | None) -> int:
         confidence_fit.fit(rows, names), cut["cut"], confidence.THRESHOLD
     )
     print(json.dumps(model, indent=2))
-    summary = {"rows": len(rows), "unanswerable": sum(1 for r in rows if r[2])}
-    print(json.dumps({**summary, "held_out_at_the_cut": cut}), file=sys.stderr)
+    summary: dict[str, Any] = {"rows": len(rows), "unanswerable": sum(1 for r in rows if r[2])}
+    summary["held_out_at_the_cut"] = cut
+    summary["by_store"] = confidence_fit.by_store(rows, stores, runs, cut["cut"])
+    for train, test in ((a, b) for a in per_store for b in per_store if a != b):
+        summary[f"fit_on_{train}_judged_on_{test}"] = confidence_fit.cross_store(
+            per_store[train], per_store[test], names
+        )
+    print(json.dumps(summary, indent=2), file=sys.stderr)
     return 0
 
 
@@ -288,7 +310,9 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--set", choices=("realistic", "heldout", "both", "small"), default="realistic"
+        "--set",
+        choices=("realistic", "tuning2", "tuning", "heldout", "both", "small"),
+        help="tuning = realistic + tuning2 (what --fit pools); both = those and heldout",
     )
     parser.add_argument("--misses", action="store_true", help="list every miss")
     parser.add_argument("--mode", choices=("bm25", "semantic"), help="measure one mode only")
@@ -298,12 +322,13 @@ def main() -> int:
     args = parser.parse_args()
     if args.fit:
         if args.set in ("heldout", "both"):  # the held-out set is never tuned on
-            parser.error("--fit fits on the tuning set only (--set realistic or small)")
-        return fit(args.set, args.mode)
-    names = ("realistic", "heldout") if args.set == "both" else (args.set,)
+            parser.error("--fit fits on the tuning sets only (--set tuning, realistic, tuning2)")
+        return fit(args.set or "tuning", args.mode)
+    groups = {"tuning": TUNING, "both": (*TUNING, "heldout")}
+    names = groups.get(args.set or "realistic", (args.set or "realistic",))
     results = {name: run(name, args.mode) for name in names}
     if args.json:
-        print(json.dumps(results if args.set == "both" else results[args.set], indent=2))
+        print(json.dumps(results if len(names) > 1 else results[names[0]], indent=2))
         return 0
     for name, result in results.items():
         if len(results) > 1:

@@ -66,3 +66,32 @@ def test_the_shipped_model_reads_only_features_a_search_computes() -> None:
     for model in (confidence.COEFFICIENTS, confidence.SEMANTIC_COEFFICIENTS):
         assert set(model) - {"bias"} <= set(confidence.FEATURES)
     assert set(confidence_fit.FITTED) == set(confidence.COEFFICIENTS) - {"bias"}
+
+
+def test_a_model_is_judged_on_a_store_it_was_not_fitted_on() -> None:
+    home, alike = synthetic(400, seed=1), synthetic(400, seed=2)
+    # another store whose scores run higher: the same features mean less there
+    shifted = [({"a": x["a"] + 0.4, "b": x["b"]}, y, none) for x, y, none in synthetic(400, 3)]
+    on_alike = confidence_fit.cross_store(home, alike, ("a", "b"))
+    on_shifted = confidence_fit.cross_store(home, shifted, ("a", "b"))
+    assert on_alike["cut"] == on_shifted["cut"]  # the cut is the home store's
+    assert on_shifted["unanswerable_recognised"] < on_alike["unanswerable_recognised"] - 0.1
+
+
+def test_pooled_folds_are_reported_by_store() -> None:
+    rows = synthetic(300)
+    stores = ["one" if i % 3 else "two" for i in range(len(rows))]
+    runs = confidence_fit.held_out_probabilities(rows, ("a", "b"), folds=3, repeats=1)
+    split = confidence_fit.by_store(rows, stores, runs, 0.5)
+    assert set(split) == {"one", "two"}
+    two = [i for i, s in enumerate(stores) if s == "two"]
+    alone = confidence_fit.figures([rows[i] for i in two], [[runs[0][i] for i in two]], 0.5)
+    assert split["two"] == alone
+
+
+def test_the_second_tuning_store_loads_without_tasks() -> None:
+    from tests.eval.realistic import load
+
+    data = load(REPO / "tests" / "eval" / "tuning2")
+    assert len(data.learnings) == 80 and data.tasks == []
+    assert sum(1 for q in data.queries if not q.expected) >= 40

@@ -77,11 +77,12 @@ def _read(
 
 
 def load(folder: Path = HERE) -> EvalSet:
-    """A set in this schema: this one, or another folder of the same three files
-    (`tests/eval/heldout/`)."""
+    """A set in this schema: this one, or another folder of the same files
+    (`tests/eval/heldout/`, and `tests/eval/tuning2/`, which has no tasks)."""
     learnings = [EvalLearning(**item) for item in _read(folder, "learnings.yaml")]
     queries = [EvalQuery(**item) for item in _read(folder, "queries.yaml")]
-    tasks = [EvalTask(**item) for item in _read(folder, "tasks.yaml")]
+    has_tasks = (folder / "tasks.yaml").exists()  # a search-only set (tuning2) has none
+    tasks = [EvalTask(**item) for item in _read(folder, "tasks.yaml")] if has_tasks else []
     keys = {item.key for item in learnings}
     assert len(keys) == len(learnings), "duplicate learning keys"
     for query in queries:
