@@ -47,7 +47,7 @@ first = pc()
 json.dumps(queries.search_text(ws, {text!r}, limit=5).to_dict())
 out = {{"imports_ms": imports * 1000, "first_search_ms": (pc() - first) * 1000}}
 glossary = config.glossary(ws)
-folder = ws.learnings_dir_str
+folder = str(ws.learnings_dir)  # the pathlib accessor: its name is the same in older checkouts
 samples = {{"search": [], "freshness": [], "stat_floor": [], "query": [], "output": []}}
 for _ in range({repeats}):
     start = pc()
