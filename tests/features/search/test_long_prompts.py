@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from orbit_learnings.retrieval import semantic
-
 from tests.testing import CliRunner, run_entry
 
 OFF_TOPIC = (
@@ -37,9 +36,7 @@ SEMANTIC = pytest.mark.skipif(
 
 
 @pytest.fixture(params=["bm25", pytest.param("semantic", marks=SEMANTIC)])
-def store(
-    workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch, request: Any
-) -> Path:
+def store(workspace: Path, orbit: CliRunner, monkeypatch: pytest.MonkeyPatch, request: Any) -> Path:
     monkeypatch.setenv("ORBIT_SEMANTIC", "1" if request.param == "semantic" else "0")
     outcome = orbit(
         "learning", "add", "--summary", "Use pnpm, not npm, in the web folder", "--tag", "web"
@@ -83,9 +80,7 @@ def test_a_long_off_topic_prompt_sharing_one_word_is_not_confident(
     assert "pnpm" not in prompt_hook(store, orbit, OFF_TOPIC)
 
 
-def test_a_long_prompt_the_learning_answers_stays_confident(
-    store: Path, orbit: CliRunner
-) -> None:
+def test_a_long_prompt_the_learning_answers_stays_confident(store: Path, orbit: CliRunner) -> None:
     hit = top(orbit, ON_TOPIC)
     assert hit["confident"] is True, hit
     assert "Use pnpm, not npm, in the web folder" in prompt_hook(store, orbit, ON_TOPIC)
