@@ -111,6 +111,8 @@ def test_a_declared_org_prefix_is_an_id_only_where_it_is_declared() -> None:
         assert not ids.is_learning_id("RFC-2119") and ids.level_of("RFC-2119") == "project"
         assert ids.sequential_number("ACME-0042", "ACME") == 42
         assert ids.sequential_number("ACME-0042", "O") is None
+        # typed in lower case, an ID still names its level, so the did-you-mean finds it
+        assert ids.level_of("acme-1") == "org" and ids.level_of("u-3") == "user"
     finally:
         ids.declare_source(lambda: [])
 

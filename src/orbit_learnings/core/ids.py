@@ -103,29 +103,34 @@ def _compiled(name: str, source: str) -> re.Pattern[str]:
 
 # The process's current repository, and how to learn the prefix it declares or reads
 # (`store.workspace.declare_prefixes` sets it); what that lookup found, once asked.
+# One read and one write each, never a check then an index: the dashboard's worker threads
+# read while another request declares its repository again.
 _source: list[Callable[[], Iterable[str]]] = []
-_declared: list[tuple[str, ...]] = []
+_declared: dict[str, tuple[str, ...]] = {}
 
 
 def declare_source(lookup: Callable[[], Iterable[str]]) -> None:
     """Name how to find the declared prefixes of the repository being worked in; nothing
     is read until an ID with a prefix other than L, U or O needs judging."""
     _source[:] = [lookup]
-    _declared.clear()
+    _declared.pop("prefixes", None)
     _patterns.pop("text", None)
 
 
 def declared_prefixes() -> tuple[str, ...]:
     """The valid prefixes the current repository declares or reads, besides L, U, O."""
-    if not _declared:
-        found: list[str] = []
-        for lookup in _source:
-            try:  # a broken declaration is no prefix, never a crash: hooks ask this
-                found += [p for p in lookup() if prefix_problem(p) is None]
-            except Exception:
-                found = []
-        _declared.append(tuple(p for p in dict.fromkeys(found) if p not in LEVEL_OF_PREFIX))
-    return _declared[0]
+    cached = _declared.get("prefixes")
+    if cached is not None:
+        return cached
+    found: list[str] = []
+    for lookup in list(_source):
+        try:  # a broken declaration is no prefix, never a crash: hooks ask this
+            found += [p for p in lookup() if prefix_problem(p) is None]
+        except Exception:
+            found = []
+    prefixes = tuple(p for p in dict.fromkeys(found) if p not in LEVEL_OF_PREFIX)
+    _declared["prefixes"] = prefixes
+    return prefixes
 
 
 def _known(prefix: str) -> bool:
@@ -168,8 +173,9 @@ def meant_id(typed: str, known: list[str]) -> str | None:
 
 def level_of(learning_id: str) -> str:
     """The level whose store holds this ID ("project" for anything unrecognised); an
-    org's declared prefix is the org's."""
-    prefix = learning_id.partition("-")[0]
+    org's declared prefix is the org's. A prefix typed in lower case (`acme-1`, `u-3`)
+    names the same level, so the did-you-mean looks in the store that has the ID."""
+    prefix = learning_id.partition("-")[0].upper()
     level = LEVEL_OF_PREFIX.get(prefix)
     if level is not None:
         return level
