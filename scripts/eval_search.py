@@ -260,12 +260,14 @@ TUNING = ("realistic", "tuning2")  # the stores the confidence model is fitted o
 
 
 def store_rows(set_name: str, mode: str | None) -> list[tuple[dict[str, float], int, bool]]:
-    """One store's fitting rows: its queries, and for the realistic store its tuning-only
-    extra ones."""
+    """One store's fitting rows: its queries and its tuning-only extra ones
+    (`queries_extra.yaml`, where the store has that file)."""
     from tests.eval.realistic import build_store, extra_queries
 
     data = _load_set(set_name)
-    queries = data.queries + (extra_queries() if set_name == "realistic" else [])
+    folder = ROOT / "tests" / "eval" / set_name
+    has_extra = (folder / "queries_extra.yaml").exists()
+    queries = data.queries + (extra_queries(folder) if has_extra else [])
     os.environ["ORBIT_SEMANTIC"] = "1" if mode == "semantic" else "0"
     with tempfile.TemporaryDirectory() as tmp:
         ids = build_store(Path(tmp), data.learnings)

@@ -46,8 +46,11 @@ def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     for kind, row in search["by_kind"].items():
         assert row["recall@5"] >= 0.85, (kind, row["misses"])
     assert search["noanswer"]["recognised"] >= 0.84, search["noanswer_misses"]
-    assert search["answerable"]["kept_confident"] >= 0.92
-    assert search["answerable"]["kept_of_found"] >= 0.94
+    # Lowered with the refit on long no-answer prompts (issue 33): 0.940 / 0.959 -> 0.920 /
+    # 0.939; the model now also has to refuse long off-topic prompts, which the old
+    # floors (set on a model that took any long prompt for an answer) did not ask of it.
+    assert search["answerable"]["kept_confident"] >= 0.91
+    assert search["answerable"]["kept_of_found"] >= 0.93
     assert injection["must_recall"] >= 0.9, injection["misses"]
     assert injection["noise"] <= 0.26
 
