@@ -11,7 +11,7 @@ import os
 import time
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.store.layout import ORBIT_DIR, STATE_DIR
+from orbit_learnings.store.layout import CONFIG_FILE, ORBIT_DIR, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -287,6 +287,16 @@ def read_repo_text(
         shown = name or os.path.relpath(os.path.abspath(os.fspath(path)), os.path.abspath(within))
         raise OrbitError(f"{shown} is larger than {limit} bytes; orbit does not read it")
     return data.decode("utf-8", errors)
+
+
+def read_config_text(root: str) -> str:
+    """`.orbit/config.yaml`'s text, read like any file the repository provides (inside
+    `.orbit/`, bounded); raises as `read_repo_text` does. For the hot readers of one plain
+    line (`id_prefix`, `repo_name`), which must not import a YAML parser."""
+    orbit = os.path.join(root, ORBIT_DIR)
+    return read_repo_text(
+        os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
+    )
 
 
 def write_repo_text(

@@ -45,13 +45,10 @@ def declared(root: str, level: str) -> list[str]:
 def own_prefix(root: str) -> str | None:
     """The prefix this repository declares (`id_prefix`), None when it declares none or
     one that is not valid (`store.config.id_prefix` says why, where a write needs it)."""
-    from orbit_learnings.store.fileops import read_repo_text
+    from orbit_learnings.store.fileops import read_config_text
 
-    orbit = os.path.join(root, ORBIT_DIR)
     try:
-        text = read_repo_text(
-            os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
-        )
+        text = read_config_text(root)
     except (OSError, OrbitError):
         return None
     if "id_prefix" not in text:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 
-from orbit_learnings.store.layout import ORBIT_DIR
 from orbit_learnings.store.workspace import Workspace
 
 
@@ -61,14 +60,10 @@ def _configured_name(project: Workspace) -> str | None:
     the key goes through `store.config`."""
     import re
 
-    from orbit_learnings.store.fileops import read_repo_text
-    from orbit_learnings.store.layout import CONFIG_FILE
+    from orbit_learnings.store.fileops import read_config_text
 
-    orbit = os.path.join(project.root_str, ORBIT_DIR)
     try:
-        text = read_repo_text(
-            os.path.join(orbit, CONFIG_FILE), within=orbit, name=f"{ORBIT_DIR}/{CONFIG_FILE}"
-        )
+        text = read_config_text(project.root_str)
     except (FileNotFoundError, NotADirectoryError):
         return None
     if "repo_name" not in text:
