@@ -9,8 +9,9 @@ the top result, so each query gives one row: its top result's features and 1 if 
 Generalising rather than memorising, with ~400 rows and ~90 negatives:
 
 - few features (`FITTED`), each domain-independent: the share of the query's idf weight
-  and of its words the result holds, the idf it holds in all, the share in its summary,
-  its lead over the next result, the query's length and whether it is one word;
+  (among the words the store holds) and of its words the result holds, the idf it holds
+  in all, the share in its summary, its lead over the next result, the query's length and
+  whether it is one word;
 - Newton's method on the weighted log-loss with a little L2: exact, and instant;
 - the cut where the model says "confident" is chosen on held-out folds (5-fold, repeated),
   not in-sample: the one that best meets both targets at once (answers kept, unanswerable
@@ -25,8 +26,8 @@ from __future__ import annotations
 import math
 import random
 
-FITTED = ("coverage", "gap", "weight", "summary", "matched", "length", "single")
-SEMANTIC_FITTED = (*FITTED, "cosine")
+FITTED = ("known_coverage", "gap", "weight", "summary", "matched", "length", "single")
+SEMANTIC_FITTED = ("coverage", "gap", "weight", "summary", "matched", "length", "single", "cosine")
 NEGATIVE_WEIGHT = 3.0  # unanswerable queries are ~15 % of a realistic mix, and cost most
 L2 = 1e-4
 KEPT_TARGET = 0.95  # of answerable queries whose answer is in the top 5, kept confident

@@ -140,6 +140,7 @@ class Scored:
         "cosine",
         "coverage",
         "id",
+        "known_coverage",
         "matched",
         "phrase",
         "rarity",
@@ -163,11 +164,12 @@ class Scored:
         cosine: float = 0.0,  # similarity of its vector to the query's, when vectors were used
         summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
         matched: float = 0.0,  # share of the query's words it holds, each counted once
+        known_coverage: float = 0.0,  # `coverage` among the query words the store holds
     ) -> None:
         self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
         self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
         self.cosine, self.summary = cosine, summary
-        self.matched = matched
+        self.matched, self.known_coverage = matched, known_coverage
 
     def copy(self) -> Scored:
         twin = Scored(self.id, self.tier, self.bm25, self.relevance)

@@ -47,9 +47,11 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def _cjk_match(learning_id: str) -> Scored:
     """A CJK run found verbatim: the whole run matched, as a phrase would."""
-    return Scored(
+    found = Scored(
         learning_id, "cjk", 0.0, 0.5, 1.0, 1.0, rarity=1.0, weight=0.5, summary=1.0, matched=1.0
     )
+    found.known_coverage = 1.0
+    return found
 
 
 class TextMatch:
@@ -196,6 +198,10 @@ class _Evidence:
             if term.word in match.corrected:
                 self.weights[index] *= TYPO_DISCOUNT  # a guessed spelling is weaker evidence
         self.all_weight = sum(self.weights) or 1.0
+        # The weight of the words some learning holds: a word no learning holds weighs as
+        # much as the rarest in `all_weight`, so a query with words the store never uses
+        # covers little of itself anywhere, answered or not (`known_coverage` leaves them out).
+        self.known_weight = sum(w for w, count in zip(self.weights, counts, strict=True) if count)
         self.top_idf = _idf(self.total, 1)
         self.phrases = _phrase_shares(conn, plan, self.weights, self.all_weight)
         near_expression = plan.near_expression()
@@ -255,6 +261,7 @@ class _Evidence:
             return found, 1.0
         best = max(-raw for _, raw, _ in candidates) or 1.0
         weights, all_weight, top_idf = self.weights, self.all_weight, self.top_idf
+        known_weight = self.known_weight or 1.0
         # What each candidate holds, from set intersections (in C) rather than one membership
         # test per candidate and set. Sums are accumulated in term order, as `sum` would.
         candidate_rows = {row for _, _, row in candidates}
@@ -296,6 +303,7 @@ class _Evidence:
                 rarity=rarest / top_idf,
                 weight=min(coverage / top_idf, 4.0) / 4.0,
                 matched=count / terms,
+                known_coverage=min(coverage / known_weight, 1.0),
             )
             self.rows[learning_id] = row
         return found, best

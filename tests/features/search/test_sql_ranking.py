@@ -409,3 +409,25 @@ def test_which_candidates_hold_a_common_term_is_found_without_fetching_its_rows(
                 if rows.rows is None:
                     lazy_misses += len(candidates - really)
     assert lazy_misses > 0  # some candidates lack a common term: the lazy path decided
+
+
+def test_known_coverage_leaves_out_the_query_words_no_learning_holds(store: Workspace) -> None:
+    """`coverage` counts a word the store never uses as heavily as its rarest one, so a
+    query with such words covers little of itself anywhere; `known_coverage` is the same
+    share among the words some learning holds (what the match-confidence model reads)."""
+    known = "retries billing cache"
+    for text in (known, f"{known} zqxwvutsr"):
+        hits = queries.search_text(store, text, limit=5, explain=True).hits
+        with open_fresh(store) as index:
+            total = fulltext.document_count(index.conn)
+            rows = dict(index.conn.execute("SELECT id, rowid FROM learnings_index").fetchall())
+            holders = [fulltext.matching_rows(index.conn, f'"{w}"') for w in known.split()]
+        weights = [scoring._idf(total, len(ids)) for ids in holders]
+        for hit in hits:
+            assert hit.explain is not None
+            features = hit.explain["confidence_features"]
+            assert isinstance(features, dict)
+            held = sum(w for w, ids in zip(weights, holders, strict=True) if rows[hit.id] in ids)
+            assert features["known_coverage"] == round(held / sum(weights), 4), (text, hit.id)
+            if text != known:  # the unknown word weighs in coverage, not in known_coverage
+                assert features["coverage"] < features["known_coverage"]
