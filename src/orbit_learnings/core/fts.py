@@ -36,6 +36,12 @@ _STOPWORD_TEXT = (  # function words of questions and tasks: they say nothing of
     "like me might my need needs new now of on one or other our same should so some still than "
     "that the their them then there they this to us use used using very want was way we what "
     "when where which while who why will with would you your "
+    # the other pronouns and auxiliaries, and the pieces a contraction or possessive splits
+    # into ("doesn't" -> doesn, t; "player's" -> s): a stray "s" matched a third of a store
+    "am aren because both couldn d didn doesn doing don each either hadn hasn haven having "
+    "he her hers herself him himself his isn itself ll m mine myself neither nor ours "
+    "ourselves own re s she shan shouldn such t theirs themselves these those too ve wasn "
+    "were weren whom won wouldn yours yourself yourselves "
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 

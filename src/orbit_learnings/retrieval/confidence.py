@@ -68,14 +68,14 @@ FEATURES = (
 EMPTY_PROFILE = {"unknown": 1.0, "length": 0.0, "single": 0.0, "semantic": 0.0}
 MAX_LENGTH = 16
 COEFFICIENTS = {  # fitted and calibrated on the two tuning stores: scripts/eval_search.py --fit
-    "bias": -5.292,
-    "known_coverage": -1.992,
-    "gap": 0.508,
-    "weight": 9.438,
-    "summary": 3.654,
-    "matched": 3.74,
-    "length": -2.328,
-    "single": 4.681,
+    "bias": -5.39,
+    "known_coverage": -1.88,
+    "gap": 0.278,
+    "weight": 9.128,
+    "summary": 3.548,
+    "matched": 4.02,
+    "length": -2.063,
+    "single": 4.592,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
     "bias": -6.241,
