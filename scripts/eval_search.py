@@ -5,10 +5,11 @@
     python scripts/eval_search.py --json
     python scripts/eval_search.py --set heldout   # the held-out set: report, never tune
     python scripts/eval_search.py --set tuning2   # the second tuning store (a game studio)
-    python scripts/eval_search.py --set both      # realistic, tuning2, then held-out (`make eval`)
+    python scripts/eval_search.py --set tuning    # every tuning store, never the held-out set
+    python scripts/eval_search.py --set both      # the tuning stores, then held-out (`make eval`)
     python scripts/eval_search.py --set small     # the first 40-query set
     python scripts/eval_search.py --misses        # list what each kind got wrong
-    python scripts/eval_search.py --fit [--mode semantic]  # refit confidence on both tuning stores
+    python scripts/eval_search.py --fit [--mode semantic]  # refit confidence on the tuning stores
 
 Search: recall@5 and MRR per query kind; for unanswerable queries, how often the
 top result is below the confident-match threshold (nothing would be shown), and
@@ -53,7 +54,7 @@ def _load_set(name: str) -> Any:
         return load_heldout()
     from tests.eval.realistic import load
 
-    return load(ROOT / "tests" / "eval" / "tuning2") if name == "tuning2" else load()
+    return load(ROOT / "tests" / "eval" / name) if name.startswith("tuning") else load()
 
 
 def _confident(hit: Any) -> bool:
@@ -256,7 +257,9 @@ def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
                 print(f"    {miss}")
 
 
-TUNING = ("realistic", "tuning2")  # the stores the confidence model is fitted on
+# The stores the confidence model is fitted on (each a folder of tests/eval/); the held-out
+# set is never one of them.
+TUNING = ("realistic", "tuning2")
 
 
 def store_rows(set_name: str, mode: str | None) -> list[tuple[dict[str, float], int, bool]]:
@@ -302,6 +305,12 @@ def fit(set_name: str, mode: str | None) -> int:
         summary[f"fit_on_{train}_judged_on_{test}"] = confidence_fit.cross_store(
             per_store[train], per_store[test], names
         )
+    if len(per_store) > 2:  # each store judged by a model fitted on all the others
+        for test, rows_of_test in per_store.items():
+            rest = [r for name, s in per_store.items() if name != test for r in s]
+            summary[f"fit_on_the_others_judged_on_{test}"] = confidence_fit.cross_store(
+                rest, rows_of_test, names
+            )
     print(json.dumps(summary, indent=2), file=sys.stderr)
     return 0
 
@@ -313,8 +322,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--set",
-        choices=("realistic", "tuning2", "tuning", "heldout", "both", "small"),
-        help="tuning = realistic + tuning2 (what --fit pools); both = those and heldout",
+        choices=(*TUNING, "tuning", "heldout", "both", "small"),
+        help="tuning = every tuning store (what --fit pools); both = those and heldout",
     )
     parser.add_argument("--misses", action="store_true", help="list every miss")
     parser.add_argument("--mode", choices=("bm25", "semantic"), help="measure one mode only")
@@ -324,7 +333,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.fit:
         if args.set in ("heldout", "both"):  # the held-out set is never tuned on
-            parser.error("--fit fits on the tuning sets only (--set tuning, realistic, tuning2)")
+            parser.error("--fit fits on the tuning sets only (--set tuning or one of them)")
         return fit(args.set or "tuning", args.mode)
     groups = {"tuning": TUNING, "both": (*TUNING, "heldout")}
     names = groups.get(args.set or "realistic", (args.set or "realistic",))
