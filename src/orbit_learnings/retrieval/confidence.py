@@ -78,15 +78,15 @@ COEFFICIENTS = {  # fitted and calibrated on the two tuning stores: scripts/eval
     "single": 4.592,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
-    "bias": -6.241,
-    "coverage": 0.519,
-    "gap": -0.684,
-    "weight": 5.559,
-    "summary": 3.215,
-    "matched": 1.918,
-    "length": 0.082,
-    "single": 5.263,
-    "cosine": 6.114,
+    "bias": -6.04,
+    "known_coverage": -0.367,
+    "gap": -0.628,
+    "weight": 5.903,
+    "summary": 3.116,
+    "matched": 2.692,
+    "length": -0.289,
+    "single": 5.188,
+    "cosine": 5.797,
 }
 THRESHOLD = 0.35
 
