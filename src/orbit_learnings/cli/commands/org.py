@@ -202,7 +202,7 @@ def _materialise(pin: Pin, project: Workspace) -> int:
         # The project's links to the org's own prefix (`supersedes: ACME-0012`) were
         # judged without it while the tree was missing: index them again.
         discard(project).close()
-    tree = Workspace(folder, level="org")
+    tree = Workspace(folder, level="org", home=project.root_str)  # the index its reads use
     declare_prefixes(tree)  # its bundles are named with the prefix it declares
     with open_fresh(tree) as index:  # the first hook is warm
         return count(index.conn)

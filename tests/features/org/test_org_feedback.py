@@ -1,0 +1,112 @@
+"""Feedback on an org learning lives in the subscriber's `.orbit/org-feedback/<ID>/`,
+committed with the project: never in the org cache, which `org update` replaces.
+Real files, real git: an org remote, a subscriber, a vote, a changed org, an update."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.features.org.conftest import Org
+from tests.testing import git
+
+
+def _subscribe(org: Org, repo: Path, *summaries: str) -> list[str]:
+    """Org learnings on `src/**`, published, `repo` subscribed and the lock committed."""
+    made = [org.add("-s", s, "-p", "src/**") for s in summaries]
+    org.publish()
+    code, _, err = org.run(repo, "org", "subscribe", str(org.remote))
+    assert code == 0, err
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "subscribe")
+    return made
+
+
+def _shown(org: Org, repo: Path, learning_id: str) -> dict[str, object]:
+    code, out, err = org.run(repo, "learning", "show", learning_id, "--json")
+    assert code == 0, err
+    data: dict[str, object] = json.loads(out)
+    return data
+
+
+def _listed(org: Org, repo: Path, learning_id: str) -> dict[str, object]:
+    code, out, err = org.run(repo, "learning", "list", "--json", "--path", "src/app.py")
+    assert code == 0, err
+    (hit,) = [h for h in json.loads(out)["results"] if h["id"] == learning_id]
+    return dict(hit)
+
+
+def _move_the_org(org: Org, repo: Path) -> None:
+    """A changed org remote, and `org update` in `repo`: the pinned tree is replaced."""
+    org.add("-s", "Prefer UTC timestamps", "-p", "src/**")
+    newest = org.publish("another org learning")
+    code, _, err = org.run(repo, "org", "update")
+    assert code == 0, err
+    assert f"commit: {newest}" in (repo / ".orbit" / "org.lock").read_text()
+
+
+def _untracked(repo: Path) -> list[str]:
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    return [line[3:] for line in status.splitlines()]
+
+
+def test_a_vote_on_an_org_learning_is_in_the_project_and_survives_org_update(org: Org) -> None:
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    code, out, err = org.run(
+        org.web, "learning", "upvote", money, "--model", "claude", "--task", "T-1", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["vote_count"] == 1
+    votes = f".orbit/org-feedback/{money}/votes.jsonl"
+    assert (org.web / votes).is_file()
+    assert votes in _untracked(org.web)  # git sees it: the team commits it
+    assert not list(org.cache.rglob("votes.jsonl"))  # nothing written into the cache
+    _move_the_org(org, org.web)
+    assert _shown(org, org.web, money)["vote_count"] == 1
+    assert _listed(org, org.web, money)["vote_count"] == 1
+    code, out, _ = org.run(
+        org.web, "learning", "upvote", money, "--model", "claude", "--task", "T-1", "--json"
+    )
+    assert code == 0 and json.loads(out)["added"] is False  # the same vote counts once
+
+
+def test_a_feedback_marker_for_an_org_id_lands_in_the_project(org: Org, tmp_path: Path) -> None:
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    output = tmp_path / "agent.log"
+    output.write_text(f"Done.\nLEARNING_HELPFUL: {money}\n")
+    code, out, err = org.run(
+        org.web, "learning", "feedback", "--from-output", str(output), "--task", "T-2", "--json"
+    )
+    assert code == 0, err
+    assert [r["id"] for r in json.loads(out)["recorded"]] == [money]
+    assert f".orbit/org-feedback/{money}/feedback.jsonl" in _untracked(org.web)
+    assert not list(org.cache.rglob("feedback.jsonl"))
+    _move_the_org(org, org.web)
+    shown = _shown(org, org.web, money)
+    assert shown["times_helpful"] == 1 and shown["helpfulness"] == 0.55
+
+
+def test_the_org_bundles_own_votes_and_the_projects_both_count(org: Org) -> None:
+    """The org repository's own votes (committed there) and this project's add up."""
+    money = org.add("-s", "Use the money type for amounts", "-p", "src/**")
+    code, _, err = org.run(
+        org.source, "learning", "upvote", money, "--model", "codex", "--task", "ORG-1"
+    )
+    assert code == 0, err
+    _subscribe(org, org.web)
+    assert org.run(org.web, "learning", "upvote", money, "-m", "claude", "--task", "T-1")[0] == 0
+    assert _shown(org, org.web, money)["vote_count"] == 2
+    _move_the_org(org, org.web)
+    assert _shown(org, org.web, money)["vote_count"] == 2
+
+
+def test_one_subscribers_votes_are_not_anothers(org: Org) -> None:
+    """Two subscribers read the same pinned tree; each counts its own project's feedback."""
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    code, _, err = org.run(org.payments, "org", "subscribe", str(org.remote))
+    assert code == 0, err
+    assert _shown(org, org.payments, money)["vote_count"] == 0  # its index is built first
+    assert org.run(org.web, "learning", "upvote", money, "-m", "claude", "--task", "T-1")[0] == 0
+    assert _shown(org, org.web, money)["vote_count"] == 1
+    assert _shown(org, org.payments, money)["vote_count"] == 0
+    assert not (org.payments / ".orbit" / "org-feedback").exists()
