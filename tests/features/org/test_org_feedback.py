@@ -110,3 +110,32 @@ def test_one_subscribers_votes_are_not_anothers(org: Org) -> None:
     assert _shown(org, org.web, money)["vote_count"] == 1
     assert _shown(org, org.payments, money)["vote_count"] == 0
     assert not (org.payments / ".orbit" / "org-feedback").exists()
+
+
+def test_the_dashboard_votes_into_the_project_and_reads_its_feedback(
+    org: Org, tmp_path: Path
+) -> None:
+    from starlette.testclient import TestClient
+
+    from orbit_learnings.integrations.dashboard.app import build_app
+    from orbit_learnings.store.workspace import Workspace
+
+    money, _ = _subscribe(org, org.web, "Use the money type for amounts", "Prefer UTC")
+    output = tmp_path / "agent.log"
+    output.write_text(f"LEARNING_NOT_HELPFUL: {money}\n")
+    assert (
+        org.run(org.web, "learning", "feedback", "--from-output", str(output), "--task", "T")[0]
+        == 0
+    )
+    client = TestClient(build_app(Workspace(org.web), "t"), base_url="http://127.0.0.1:8765")
+    auth = {"X-Orbit-Token": "t"}
+    voted = client.post(
+        f"/api/learnings/{money}/upvote", json={"model": "human", "task": "R-1"}, headers=auth
+    ).json()
+    votes = f".orbit/org-feedback/{money}/votes.jsonl"
+    assert voted["vote_count"] == 1 and voted["changed"] == [votes]
+    assert (org.web / votes).is_file() and not list(org.cache.rglob("votes.jsonl"))
+    detail = client.get(f"/api/learnings/{money}", headers=auth).json()
+    assert detail["files"]["votes"] == votes and detail["vote_count"] == 1
+    low = client.get("/api/learnings?low_helpfulness=1", headers=auth).json()
+    assert [r["id"] for r in low["results"]] == [money]  # the other starts at 0.5: not low
