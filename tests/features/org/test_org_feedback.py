@@ -139,3 +139,39 @@ def test_the_dashboard_votes_into_the_project_and_reads_its_feedback(
     assert detail["files"]["votes"] == votes and detail["vote_count"] == 1
     low = client.get("/api/learnings?low_helpfulness=1", headers=auth).json()
     assert [r["id"] for r in low["results"]] == [money]  # the other starts at 0.5: not low
+
+
+def test_votes_on_two_branches_merge_and_both_count(org: Org) -> None:
+    """Teammates vote on one org learning on two branches: git's union merge keeps both
+    (`org subscribe` gives `org-feedback/` sidecars the union merge in .gitattributes)."""
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    attributes = (org.web / ".orbit" / ".gitattributes").read_text()
+    assert "org-feedback/*/votes.jsonl merge=union" in attributes
+    git(org.web, "checkout", "-q", "-b", "teammate")
+    assert org.run(org.web, "learning", "upvote", money, "-m", "codex", "--task", "T-2")[0] == 0
+    git(org.web, "add", "-A")
+    git(org.web, "commit", "-q", "-m", "teammate's vote")
+    git(org.web, "checkout", "-q", "main")
+    assert org.run(org.web, "learning", "upvote", money, "-m", "claude", "--task", "T-1")[0] == 0
+    git(org.web, "add", "-A")
+    git(org.web, "commit", "-q", "-m", "my vote")
+    git(org.web, "merge", "-q", "--no-edit", "teammate")
+    assert _shown(org, org.web, money)["vote_count"] == 2
+    code, _, err = org.run(org.web, "learning", "check")
+    assert code == 0, err
+
+
+def test_a_store_made_before_gains_the_union_merge_at_subscribe(org: Org) -> None:
+    money = org.add("-s", "Use the money type for amounts", "-p", "src/**")
+    org.publish()
+    attributes = org.web / ".orbit" / ".gitattributes"
+    old = [line for line in attributes.read_text().splitlines() if "org-feedback" not in line]
+    attributes.write_text("\n".join(old) + "\n")
+    assert org.run(org.web, "org", "subscribe", str(org.remote))[0] == 0
+    lines = attributes.read_text().splitlines()
+    assert lines[: len(old)] == old  # the team's lines kept as they were
+    assert sorted(set(lines) - set(old)) == [
+        "org-feedback/*/feedback.jsonl merge=union",
+        "org-feedback/*/votes.jsonl merge=union",
+    ]
+    assert _shown(org, org.web, money)["level"] == "org"

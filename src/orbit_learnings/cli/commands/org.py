@@ -168,12 +168,16 @@ def _default_branch(url: str) -> str:
 def _pin(ws: Workspace, pin: Pin) -> int:
     """Keep the commit, write its files and index into the cache, then the lock file.
     Returns how many org learnings the commit holds."""
+    from pathlib import Path
+
+    from orbit_learnings.store import setup
     from orbit_learnings.store.fileops import write_repo_text
     from orbit_learnings.store.layout import ORBIT_DIR, ORG_LOCK_FILE
     from orbit_learnings.store.org.pin import lock_path
     from orbit_learnings.store.workspace import declare_prefixes
 
     count = _materialise(pin, ws)
+    setup.ensure_org_feedback_merge(Path(ws.root_str))  # votes on org learnings: union
     orbit = os.path.join(ws.root_str, ORBIT_DIR)
     write_repo_text(
         lock_path(ws.root_str), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}"
