@@ -209,6 +209,11 @@ def last_helpful(ws: Workspace, learning_id: str) -> str | None:
 def oversized(ws: Workspace, learning_id: str) -> Problem | None:
     """A feedback file past the readers' bound, for `check` (reads count its first part)."""
     path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
+    return oversized_file(path, ws.relative(path), learning_id)
+
+
+def oversized_file(path: str | os.PathLike[str], display: str, learning_id: str) -> Problem | None:
+    """One feedback file past the readers' bound (a bundle's, or an `org-feedback/` one)."""
     try:
         size = os.lstat(path).st_size
     except OSError:
@@ -219,7 +224,7 @@ def oversized(ws: Workspace, learning_id: str) -> Problem | None:
         f"feedback file is {size} bytes, past its bound of {MAX_FILE_BYTES}: only its first"
         " part counts until the next feedback folds it"
     )
-    return Problem(ws.relative(path), 1, message, learning_id, "feedback")
+    return Problem(display, 1, message, learning_id, "feedback")
 
 
 def _exists_as_file(path: str) -> bool:

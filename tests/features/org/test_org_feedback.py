@@ -175,3 +175,38 @@ def test_a_store_made_before_gains_the_union_merge_at_subscribe(org: Org) -> Non
         "org-feedback/*/votes.jsonl merge=union",
     ]
     assert _shown(org, org.web, money)["level"] == "org"
+
+
+def test_a_committed_link_for_org_feedback_is_refused_and_nothing_written_through_it(
+    org: Org, tmp_path: Path
+) -> None:
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (org.web / ".orbit" / "org-feedback").symlink_to(elsewhere)
+    code, _, err = org.run(org.web, "learning", "upvote", money, "-m", "claude", "--task", "T-1")
+    assert code != 0 and "symbolic link" in err and len(err.strip().splitlines()) == 1
+    output = tmp_path / "agent.log"
+    output.write_text(f"LEARNING_HELPFUL: {money}\n")
+    code, _, err = org.run(
+        org.web, "learning", "feedback", "--from-output", str(output), "--task", "T"
+    )
+    assert code != 0 and "symbolic link" in err and len(err.strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == []
+    assert _shown(org, org.web, money)["vote_count"] == 0
+
+
+def test_check_holds_org_feedback_to_the_sidecars_rules(org: Org) -> None:
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    assert org.run(org.web, "learning", "upvote", money, "-m", "claude", "--task", "T-1")[0] == 0
+    assert org.run(org.web, "learning", "check")[0] == 0
+    folder = org.web / ".orbit" / "org-feedback"
+    with (folder / money / "votes.jsonl").open("a") as votes:
+        votes.write("{not json\n")
+    (folder / "L-0001").mkdir()  # a project learning's sidecars belong in its bundle
+    (folder / "ACME-0007").mkdir()  # an org prefix this checkout has not read: not judged
+    code, out, err = org.run(org.web, "learning", "check")
+    assert code != 0
+    said = out + err
+    assert f".orbit/org-feedback/{money}/votes.jsonl:2" in said and "invalid JSON" in said
+    assert "'L-0001' names no org learning" in said and "ACME-0007" not in said
