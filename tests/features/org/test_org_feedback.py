@@ -210,3 +210,26 @@ def test_check_holds_org_feedback_to_the_sidecars_rules(org: Org) -> None:
     said = out + err
     assert f".orbit/org-feedback/{money}/votes.jsonl:2" in said and "invalid JSON" in said
     assert "'L-0001' names no org learning" in said and "ACME-0007" not in said
+
+
+def test_an_org_prefix_marker_from_a_real_process_lands_in_the_project(
+    org: Org, tmp_path: Path
+) -> None:
+    """`LEARNING_HELPFUL: ACME-0001` in an agent's output, recorded by the console script
+    as a team's Stop hook runs it: the org's own prefix, the project's folder."""
+    from tests.testing import run_orbit
+
+    assert org.run(org.source, "org", "init", "--prefix", "ACME")[0] == 0
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    assert money == "ACME-0001"
+    output = tmp_path / "agent.log"
+    output.write_text(f"LEARNING_NOT_HELPFUL: {money}\nLEARNING_HELPFUL: ACME-0099\n")
+    done = run_orbit(
+        "learning", "feedback", "--from-output", str(output), "--task", "T-9", cwd=org.web
+    )
+    assert done.code == 0, done.err
+    assert "ACME-0099" in done.err  # no such org learning: said, skipped
+    assert f".orbit/org-feedback/{money}/feedback.jsonl" in _untracked(org.web)
+    _move_the_org(org, org.web)
+    shown = _shown(org, org.web, money)
+    assert shown["times_not_helpful"] == 1 and shown["helpfulness"] == 0.4
