@@ -233,3 +233,14 @@ def test_an_org_prefix_marker_from_a_real_process_lands_in_the_project(
     _move_the_org(org, org.web)
     shown = _shown(org, org.web, money)
     assert shown["times_not_helpful"] == 1 and shown["helpfulness"] == 0.4
+
+
+def test_an_agent_upvotes_an_org_learning_through_mcp_into_the_project(org: Org) -> None:
+    from orbit_learnings.integrations.mcp.tools import LearningTools
+    from orbit_learnings.store.workspace import Workspace
+
+    (money,) = _subscribe(org, org.web, "Use the money type for amounts")
+    tools = LearningTools(Workspace(org.web), "s1")
+    assert tools.do_upvote(id=money, model="claude", task="T-1")["vote_count"] == 1
+    assert f".orbit/org-feedback/{money}/votes.jsonl" in _untracked(org.web)
+    assert tools.do_show(id=money)["vote_count"] == 1
