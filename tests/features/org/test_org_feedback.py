@@ -68,6 +68,8 @@ def test_a_vote_on_an_org_learning_is_in_the_project_and_survives_org_update(org
         org.web, "learning", "upvote", money, "--model", "claude", "--task", "T-1", "--json"
     )
     assert code == 0 and json.loads(out)["added"] is False  # the same vote counts once
+    assert not list(org.cache.glob("*/trees/*/.orbit/state"))  # each tree stays as written
+    assert (org.web / ".orbit" / "state" / "org" / "index.sqlite3").is_file()  # its index
 
 
 def test_a_feedback_marker_for_an_org_id_lands_in_the_project(org: Org, tmp_path: Path) -> None:

@@ -310,7 +310,8 @@ def update_command(
     count = _pin(ws, new)
     from orbit_learnings.store.org.pin import tree_dir
 
-    for local, org_id in adopt_promotions(ws, Workspace(tree_dir(new), level="org")):
+    org = Workspace(tree_dir(new), level="org", home=ws.root_str)  # its index is this one's
+    for local, org_id in adopt_promotions(ws, org):
         info(f"{local} is now superseded by {org_id}, its promoted org copy.")
     was = f" from {old.short}" if old is not None else ""
     info(
