@@ -33,7 +33,7 @@ def _vote(model: str, task: str, at: str) -> dict[str, object]:
 
 def test_folded_days_add_up_and_a_vote_in_both_files_counts_once(tmp_path: Path) -> None:
     ws, bundle, mine = _org(tmp_path)
-    fold = {"folded": {"2026-05-01": 3}, "through": "2026-05-01T23:00:00Z"}
+    fold: dict[str, object] = {"folded": {"2026-05-01": 3}, "through": "2026-05-01T23:00:00Z"}
     (bundle / "votes.jsonl").write_text(_lines(fold, _vote("codex", "T-1", "2026-05-02T00:00:00Z")))
     (mine / "votes.jsonl").write_text(
         _lines(
