@@ -159,6 +159,9 @@ def _key(program: list[str]) -> str | None:
     if head == "python" and len(program) > 2 and program[1] == "-m":
         head, rest = program[2], [w for w in program[3:] if not w.startswith("-")]
     key = head
+    if head == "python" and rest[:1] and rest[0].endswith(".py"):  # `python manage.py migrate`
+        key = f"python {rest[0].rsplit('/', 1)[-1]}"
+        return f"{key} {rest[1]}" if key == "python manage.py" and len(rest) > 1 else key
     if head in _SUBCOMMANDS and rest:
         key = f"{head} {rest[0]}"
         if (head, rest[0]) in _RUN_SCRIPT and len(rest) > 1:
@@ -166,6 +169,15 @@ def _key(program: list[str]) -> str | None:
     if key in _LOOKING or head in _LOOKING:
         return None
     return key
+
+
+def first_segment(command: str) -> str:
+    """The simple command of a line that runs an operation (`cd web && npm i -D x` → `npm i
+    -D x`), as written; the whole line when none does."""
+    for words in segments(command):
+        if operation(shlex.join(words)) is not None:
+            return shlex.join(words)
+    return command.strip()
 
 
 def normalise_path(path: str) -> str:
