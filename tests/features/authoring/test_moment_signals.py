@@ -320,3 +320,48 @@ def test_a_tool_missing_is_not_a_path_out_of_reach(tmp_path: Path) -> None:
          True),
     ], cwd="/Users/lzy/code/shop")  # fmt: skip
     assert [m.kind for m in _found(session)] == []
+
+
+def test_a_message_that_makes_the_agent_rerun_a_command_another_way_is_a_redo(
+    tmp_path: Path,
+) -> None:
+    """A convention stated after a command ran (it succeeded: no failure to answer), which
+    the agent then follows by running the same operation differently, in any language."""
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "cd /home/dev/shop && python manage.py migrate"}),
+        ("result", "toolu_1", "Applied 3 migrations.", False),
+        ("user", "在这个项目里要在容器里跑"),
+        ("call", "toolu_2", "Bash", {"command": "docker compose exec web python manage.py migrate"}),
+        ("result", "toolu_2", "No migrations to apply.", False),
+    ])  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("redo", [4])]
+
+
+def test_running_the_same_command_again_after_a_message_is_no_redo(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "python manage.py migrate"}),
+        ("result", "toolu_1", "Applied 3 migrations.", False),
+        ("user", "and once more please"),
+        ("call", "toolu_2", "Bash", {"command": "python manage.py migrate"}),
+        ("result", "toolu_2", "No migrations to apply.", False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+def test_a_command_that_works_once_run_inside_the_container_is_an_error_fix(
+    tmp_path: Path,
+) -> None:
+    """Which container to run things in: the same operation fails here and passes inside
+    `docker compose exec web`, and the change is named as the place it ran."""
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "cd /home/dev/shop && python manage.py migrate"}),
+        ("result", "toolu_1", 'django.db.utils.OperationalError: could not translate host name "db"', True),
+        ("call", "toolu_2", "Bash", {"command": "docker compose exec -T web python manage.py migrate"}),
+        ("result", "toolu_2", "Applied 3 migrations.", False),
+    ])  # fmt: skip
+    (fix,) = _found(session)
+    assert (fix.kind, fix.operation) == ("error-fix", "python")
+    assert fix.changes[0] == "inside `docker compose exec -T web`"

@@ -168,7 +168,19 @@ def what_changed(failed_words: list[str], fixed: list[str]) -> list[str]:
         elif _is_setting(word) and word != "cd":
             said.append(f"with `{word[:80]}`")
     said += [f"without `{w[:60]}`" for w in failed_words if w not in fixed and _is_setting(w)]
+    place, was = _place(fixed), _place(failed_words)
+    if place != was:
+        said.insert(0, f"inside `{' '.join(place)[:80]}`" if place else "outside the container")
     return list(dict.fromkeys(said))[:4]
+
+
+def _place(words: list[str]) -> list[str]:
+    """The container or pod a command ran in (`docker compose exec web`), [] when here."""
+    for start in range(len(words)):
+        place, _ = commands.container(words[start:])
+        if place:
+            return place
+    return []
 
 
 def _is_setting(word: str) -> bool:
