@@ -14,16 +14,19 @@ from functools import lru_cache
 
 from orbit_learnings.core import model
 from orbit_learnings.core.errors import OrbitError, Problem, UsageError, ValidationFailed
-from orbit_learnings.core.ids import level_of
+from orbit_learnings.core.ids import is_learning_id, level_of, prefix_problem
 from orbit_learnings.core.progress import report
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store.feedback import oversized as oversized_feedback
+from orbit_learnings.store.feedback import oversized_file
 from orbit_learnings.store.fileops import read_regular_text
 from orbit_learnings.store.layout import (
+    FEEDBACK_FILE,
     LEARNING_FILE,
     LEARNINGS_DIR,
     LEGACY_SUPERSEDED_DIR,
     ORBIT_DIR,
+    ORG_FEEDBACK_DIR,
     STATE_DIR,
     VOTES_FILE,
 )
@@ -77,6 +80,7 @@ def _content_problems(ws: Workspace) -> tuple[list[Problem], list[_Parsed]]:
     links = _links(ws)
     read_problems: list[Problem] = []
     parsed = _parse_all(ws, read_problems)
+    read_problems += _org_feedback_problems(ws)
     linked = {link.file for link in links}  # each link once, with its target, not again per reader
     problems += links + [p for p in read_problems if p.file not in linked]
     problems += _duplicate_ids(parsed)
@@ -150,6 +154,39 @@ def _parse_all(ws: Workspace, problems: list[Problem]) -> list[_Parsed]:
             problems.append(busy)
         parsed.append(_Parsed(entry.name, path, text, learning))
     return parsed
+
+
+def _org_feedback_problems(ws: Workspace) -> list[Problem]:
+    """This repository's sidecars of org learnings (`.orbit/org-feedback/<ID>/`), held to
+    the bundles' rules: a folder named by an org ID, valid vote rows, files in bounds.
+    Whether the org still holds the ID is not asked: its tree may not be in the cache."""
+    folder = os.path.join(ws.root_str, ORBIT_DIR, ORG_FEEDBACK_DIR)
+    try:
+        entries = sorted(e.name for e in os.scandir(folder) if not e.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    problems: list[Problem] = []
+    for name in entries:
+        home = os.path.join(folder, name)
+        if not _names_org_id(name):
+            message = f"{name!r} names no org learning: org-feedback/ holds org IDs' sidecars"
+            problems.append(Problem(ws.relative(home), 1, message, None, "layout"))
+            continue
+        votes = os.path.join(home, VOTES_FILE)
+        problems += read_votes(home, name, ws.relative(votes))[1]
+        feedback = os.path.join(home, FEEDBACK_FILE)
+        if (busy := oversized_file(feedback, ws.relative(feedback), name)) is not None:
+            problems.append(busy)
+    return problems
+
+
+def _names_org_id(name: str) -> bool:
+    """An org ID, or one of an org ID's shape: an org's own prefix (`ACME`) is read from
+    its tree, which a CI job may not have fetched."""
+    if is_learning_id(name):
+        return level_of(name) == "org"
+    prefix, dash, rest = name.partition("-")
+    return bool(dash) and prefix_problem(prefix) is None and is_learning_id(f"O-{rest}")
 
 
 @lru_cache(maxsize=16384)

@@ -10,10 +10,9 @@ file changed.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
-from orbit_learnings.index.freshness import current_signatures, file_signature
+from orbit_learnings.index.freshness import sidecar_signature, sidecar_signatures
 from orbit_learnings.store.layout import FEEDBACK_FILE
 from orbit_learnings.store.workspace import Workspace
 
@@ -24,7 +23,7 @@ NONE: Counts = (START, 0, 0)
 
 def read(ws: Workspace, folder: str) -> tuple[str, Counts]:
     """(storable signature, counts) of one bundle's feedback file, read now."""
-    _, storable = file_signature(os.path.join(ws.learnings_dir_str, folder, FEEDBACK_FILE))
+    _, storable = sidecar_signature(ws, folder, FEEDBACK_FILE)
     if storable == "-":
         return "-", NONE
     from orbit_learnings.store.feedback import summarise
@@ -52,7 +51,7 @@ def counts_for(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> dict[
             chunk,
         )
         stored.update((r[0], (r[1], (float(r[2]), int(r[3]), int(r[4])))) for r in rows)
-    current = current_signatures(ws.learnings_dir_str, ids, FEEDBACK_FILE)
+    current = sidecar_signatures(ws, ids, FEEDBACK_FILE)
     found = {i: stored[i][1] if i in stored else NONE for i in ids}
     stale = [i for i in ids if current[i] != stored.get(i, ("-",))[0]]
     if stale:

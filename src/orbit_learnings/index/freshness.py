@@ -147,6 +147,31 @@ def current_signatures(folder: str, names: list[str], filename: str) -> dict[str
     return found
 
 
+def sidecar_signatures(ws: Workspace, names: list[str], filename: str) -> dict[str, str]:
+    """`current_signatures` of a sidecar, joined over every folder it counts from
+    (`Workspace.sidecar_dirs_str`: an org learning's bundle and the subscriber's)."""
+    found = current_signatures(ws.learnings_dir_str, names, filename)
+    org = ws.org_feedback_dir_str
+    if org is None:
+        return found
+    theirs = current_signatures(org, names, filename)
+    return {name: _joined(found[name], theirs[name]) for name in names}
+
+
+def sidecar_signature(ws: Workspace, folder: str, filename: str) -> tuple[str, str]:
+    """`file_signature` of a learning's sidecar, joined over every folder it counts from."""
+    found = [file_signature(os.path.join(d, filename)) for d in ws.sidecar_dirs_str(folder)]
+    if len(found) == 1:
+        return found[0]
+    return _joined(*(f[0] for f in found)), _joined(*(f[1] for f in found))
+
+
+def _joined(*signatures: str) -> str:
+    """One signature of several files: "-" only when none exists; a racy part keeps the
+    whole from ever equalling a later current one."""
+    return "-" if all(s == "-" for s in signatures) else "|".join(signatures)
+
+
 def file_signature(path: str) -> tuple[str, str]:
     """One file's stat as (current, storable): "-" when it does not exist; the storable
     form is poisoned with `racy:` while the file is too young to trust, so that it never

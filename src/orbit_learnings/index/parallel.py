@@ -34,7 +34,7 @@ def load_all(ws: Workspace, folders: Sequence[str]) -> Iterator[Loaded]:
     chunks = [list(folders[i : i + CHUNK]) for i in range(0, len(folders), CHUNK)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        jobs = [(ws.root_str, ws.level, chunk) for chunk in chunks]
+        jobs = [(ws.root_str, ws.level, ws.home_str, chunk) for chunk in chunks]
         for loaded in pool.map(_load_chunk, jobs):
             yield from loaded
 
@@ -55,7 +55,7 @@ def _workers(count: int) -> int:
     return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, MAX_WORKERS)
 
 
-def _load_chunk(job: tuple[str, str, list[str]]) -> list[Loaded]:
-    root, level, folders = job
-    ws = Workspace(root, level=level)
+def _load_chunk(job: tuple[str, str, str | None, list[str]]) -> list[Loaded]:
+    root, level, home, folders = job
+    ws = Workspace(root, level=level, home=home)
     return [load_folder(ws, folder) for folder in folders]

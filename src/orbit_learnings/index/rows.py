@@ -7,12 +7,11 @@ is imported lazily, and only when a bundle actually changed.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 
 from orbit_learnings.core.errors import OrbitError, Problem, ValidationFailed
 from orbit_learnings.core.ranking import digest, half_life_days
-from orbit_learnings.index.freshness import Scan, current_signatures, file_signature
+from orbit_learnings.index.freshness import Scan, sidecar_signature, sidecar_signatures
 from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE, bundle_display
 from orbit_learnings.store.workspace import Workspace
 
@@ -42,7 +41,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     from orbit_learnings.core import ids as model
     from orbit_learnings.store import bundles as store
     from orbit_learnings.store.fileops import read_regular_text
-    from orbit_learnings.store.votes import read_votes
+    from orbit_learnings.store.votes import read_learning_votes
 
     bundle = ws.learnings_dir / folder
     display = ws.relative(bundle / LEARNING_FILE)
@@ -68,7 +67,7 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
     except ValidationFailed as exc:
         return Loaded(folder, None, [], exc.problems)
     votes_sig = votes_signature(ws, folder)  # before reading: a later append is seen next time
-    votes, vote_problems = read_votes(bundle, folder, ws.relative(bundle / VOTES_FILE))
+    votes, vote_problems = read_learning_votes(ws, folder)
     loaded = Loaded(folder, record, votes, vote_problems)
     loaded.votes_signature = votes_sig
     from orbit_learnings.index import feedback  # not on the hot path: only when a bundle is read
@@ -79,8 +78,9 @@ def load_folder(ws: Workspace, folder: str) -> Loaded:
 
 
 def votes_signature(ws: Workspace, folder: str) -> tuple[str, str]:
-    """(current, storable) signature of a bundle's votes.jsonl."""
-    return file_signature(os.path.join(ws.learnings_dir_str, folder, VOTES_FILE))
+    """(current, storable) signature of a learning's votes.jsonl (both, for an org
+    learning a subscriber also voted on)."""
+    return sidecar_signature(ws, folder, VOTES_FILE)
 
 
 def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> None:
@@ -99,19 +99,17 @@ def refresh_votes(conn: sqlite3.Connection, ws: Workspace, ids: list[str]) -> No
             f"SELECT folder, votes_signature FROM files WHERE folder IN ({marks})", chunk
         )
         stored.update({r[0]: r[1] for r in rows})
-    current = current_signatures(ws.learnings_dir_str, [i for i in ids if i in stored], VOTES_FILE)
+    current = sidecar_signatures(ws, [i for i in ids if i in stored], VOTES_FILE)
     stale = [i for i, sig in current.items() if stored[i] != sig]
     if not stale:
         return
-    from orbit_learnings.store.votes import read_votes
+    from orbit_learnings.store.votes import read_learning_votes
 
     conn.execute("BEGIN IMMEDIATE")
     try:
         for folder in stale:
-            bundle = os.path.join(ws.learnings_dir_str, folder)
-            display = bundle_display(folder, VOTES_FILE)
             _, storable = votes_signature(ws, folder)  # before reading: later appends show
-            votes, problems = read_votes(bundle, folder, display)
+            votes, problems = read_learning_votes(ws, folder)
             for table in ("votes", "vote_digests"):
                 conn.execute(f"DELETE FROM {table} WHERE learning_id = ?", (folder,))
             insert_votes(conn, folder, votes)

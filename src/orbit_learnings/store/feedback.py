@@ -151,9 +151,21 @@ def parse_rows(text: str, learning_id: str, display: str) -> tuple[Rows, list[Pr
 
 
 def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
-    """The file's rows, as far as the readers' bound (a file past it counts its first
+    """The rows of each of the learning's feedback files (an org learning's bundle and the
+    subscriber's `org-feedback/<ID>/`) as one; None when there is no readable file."""
+    found = [
+        rows
+        for folder in ws.sidecar_dirs_str(learning_id)
+        if (rows := _read_file(os.path.join(folder, FEEDBACK_FILE), learning_id)) is not None
+    ]
+    if len(found) < 2:
+        return found[0] if found else None
+    return merge_rows(found)
+
+
+def _read_file(path: str, learning_id: str) -> Rows | None:
+    """One file's rows, as far as the readers' bound (a file past it counts its first
     part: never nothing); None when there is no readable file."""
-    path = os.path.join(ws.learnings_dir_str, learning_id, FEEDBACK_FILE)
     if not _exists_as_file(path):  # most learnings have no feedback: one system call, not four
         return None
     try:
@@ -161,6 +173,19 @@ def _read_rows(ws: Workspace, learning_id: str) -> Rows | None:
     except (FileNotFoundError, UnicodeDecodeError, OrbitError):  # unreadable: no feedback
         return None
     return parse_rows(text, learning_id, path)[0]
+
+
+def merge_rows(parts: list[Rows]) -> Rows:
+    """Several files' rows as one: each file's folded counts add up, its rows past its own
+    `through` stand, and the latest answer of a (task, model) in any file wins."""
+    merged = Rows()
+    for part in parts:
+        merged.folded = [merged.folded[0] + part.folded[0], merged.folded[1] + part.folded[1]]
+        for key, row in part.latest.items():
+            known = merged.latest.get(key)
+            if row["at"] > part.through and (known is None or row["at"] >= known["at"]):
+                merged.latest[key] = row
+    return merged
 
 
 def summarise(ws: Workspace, learning_id: str) -> Helpfulness:
@@ -184,6 +209,11 @@ def last_helpful(ws: Workspace, learning_id: str) -> str | None:
 def oversized(ws: Workspace, learning_id: str) -> Problem | None:
     """A feedback file past the readers' bound, for `check` (reads count its first part)."""
     path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
+    return oversized_file(path, ws.relative(path), learning_id)
+
+
+def oversized_file(path: str | os.PathLike[str], display: str, learning_id: str) -> Problem | None:
+    """One feedback file past the readers' bound (a bundle's, or an `org-feedback/` one)."""
     try:
         size = os.lstat(path).st_size
     except OSError:
@@ -194,7 +224,7 @@ def oversized(ws: Workspace, learning_id: str) -> Problem | None:
         f"feedback file is {size} bytes, past its bound of {MAX_FILE_BYTES}: only its first"
         " part counts until the next feedback folds it"
     )
-    return Problem(ws.relative(path), 1, message, learning_id, "feedback")
+    return Problem(display, 1, message, learning_id, "feedback")
 
 
 def _exists_as_file(path: str) -> bool:
@@ -218,7 +248,7 @@ def record(
     ws: Workspace, learning_id: str, *, helpful: bool, task_id: str, model: str | None
 ) -> Helpfulness:
     from orbit_learnings.store import bundles as store
-    from orbit_learnings.store.fileops import append_line, file_lock, regular_size
+    from orbit_learnings.store.fileops import append_line, file_lock, make_folder, regular_size
     from orbit_learnings.store.votes import refuse_long
 
     if not task_id.strip():
@@ -235,10 +265,12 @@ def record(
         "helpful": helpful,
         "at": now_iso(),
     }
-    path = ws.bundle_dir(learning_id) / FEEDBACK_FILE
+    home = ws.sidecar_home_str(learning_id)  # for an org learning: the subscriber's folder
+    path = os.path.join(home, FEEDBACK_FILE)
     with file_lock(ws.locks_dir / f"{learning_id}.lock"):
         if regular_size(path) > MAX_FILE_BYTES // 2:
             _fold(path, learning_id)
+        make_folder(home)
         append_line(path, json.dumps(row))
     return summarise(ws, learning_id)
 

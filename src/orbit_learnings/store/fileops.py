@@ -63,6 +63,13 @@ def refuse_links(path: str) -> None:
             raise OrbitError(f"{candidate} is a symbolic link; orbit does not follow links")
 
 
+def make_folder(path: str | os.PathLike[str]) -> None:
+    """A folder below `.orbit/` and its parents (`org-feedback/O-0012/`), never made
+    through a link committed to the repository."""
+    refuse_links(os.fspath(path))
+    os.makedirs(path, exist_ok=True)
+
+
 def read_regular_text(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> str:
     """A small regular file's text, opened without following a link.
 

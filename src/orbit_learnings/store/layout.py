@@ -8,9 +8,12 @@
       learnings/<id>/votes.jsonl      append-only sidecars, merged by union
       learnings/<id>/feedback.jsonl
       learnings/tags.yaml             the store-wide tag list
+      org-feedback/<id>/votes.jsonl   this repository's votes on an org learning (`O-0012`),
+      org-feedback/<id>/feedback.jsonl  and its feedback: committed here, never in the org cache
       state/                          derived and disposable, never in git:
         index.sqlite3, locks/, sessions/, injections.jsonl, drafts/, capture-moments.json,
         stale.json                    the last staleness report and what it was computed for
+        org/                          this repository's index of its org store, its feedback in
 
 Stdlib only: the freshness scan reads these names on every hot read.
 """
@@ -29,6 +32,8 @@ LEARNING_FILE = "learning.yaml"
 VOTES_FILE = "votes.jsonl"
 FEEDBACK_FILE = "feedback.jsonl"
 SIDECARS = (VOTES_FILE, FEEDBACK_FILE)  # append-only: git's union merge combines them
+ORG_FEEDBACK_DIR = "org-feedback"  # beside learnings/: a subscriber's sidecars of org learnings
+ORG_STATE_DIR = "org"  # in state/: a subscriber's own index of the org store it reads
 TAGS_FILE = "tags.yaml"  # the store-wide tag list, beside the bundles
 LEGACY_SUPERSEDED_DIR = "superseded"  # the flat layout's folder of superseded records
 INDEX_FILE = "index.sqlite3"

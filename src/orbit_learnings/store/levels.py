@@ -5,7 +5,8 @@ The personal store lives in the user's data folder (platformdirs, or
 `ORBIT_USER_HOME`), holds learnings that follow a developer across projects,
 and uses the `U-` prefix so its IDs never collide with a project's `L-` IDs.
 The org store is another repository's learnings (`O-`), read at the commit the
-project pins in `.orbit/org.lock`, from the user cache (`store.org.pin`).
+project pins in `.orbit/org.lock`, from the user cache (`store.org.pin`); the project's
+votes and feedback on them live in its own `.orbit/org-feedback/` (`Workspace.home_str`).
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ def org_store(project: Workspace) -> tuple[Workspace | None, str | None]:
     from orbit_learnings.store.org.pin import org_tree
 
     folder, hint = org_tree(project.root_str)
-    return (Workspace(folder, level="org"), None) if folder is not None else (None, hint)
+    if folder is None:
+        return None, hint
+    return Workspace(folder, level="org", home=project.root_str), None  # its feedback: here
 
 
 def for_id(project: Workspace, learning_id: str) -> Workspace:

@@ -18,6 +18,7 @@ from orbit_learnings.store.layout import (
     LEARNINGS_DIR,
     LEGACY_SUPERSEDED_DIR,
     ORBIT_DIR,
+    ORG_FEEDBACK_DIR,
     STATE_DIR,
     VOTES_FILE,
 )
@@ -63,11 +64,15 @@ GITIGNORE_TEXT = (
 )
 MERGE_DRIVER = "orbit-learning"  # git config `merge.<name>.driver`; see `orbit hooks install`
 MERGE_ATTRIBUTE = f"{LEARNINGS_DIR}/*/{LEARNING_FILE} merge={MERGE_DRIVER}"
+ORG_FEEDBACK_ATTRIBUTES = tuple(
+    f"{ORG_FEEDBACK_DIR}/*/{name} merge=union" for name in (VOTES_FILE, FEEDBACK_FILE)
+)  # this repository's votes and feedback on org learnings, append-only as well
 GITATTRIBUTES_TEXT = (
     "# Append-only sidecars: votes cast on two branches merge without conflict.\n"
     f"{LEARNINGS_DIR}/*/{VOTES_FILE} merge=union\n"
     f"{LEARNINGS_DIR}/*/{FEEDBACK_FILE} merge=union\n"
-    "# Two edits of one learning merge field by field once the driver is in git config\n"
+    + "".join(f"{line}\n" for line in ORG_FEEDBACK_ATTRIBUTES)
+    + "# Two edits of one learning merge field by field once the driver is in git config\n"
     "# (`orbit hooks install`); without it git falls back to its own line merge.\n"
     f"{MERGE_ATTRIBUTE}\n"
 )
@@ -113,11 +118,22 @@ def init_store(root: Path) -> InitReport:
 def ensure_merge_attribute(root: Path) -> bool:
     """Give `learning.yaml` the field-by-field merge driver in `.orbit/.gitattributes`;
     True when the line had to be added."""
+    return _ensure_attributes(root, (MERGE_ATTRIBUTE,))
+
+
+def ensure_org_feedback_merge(root: Path) -> bool:
+    """Union merge for `org-feedback/` sidecars in `.orbit/.gitattributes` (stores made
+    before it, on `org subscribe` and `org update`); True when a line had to be added."""
+    return _ensure_attributes(root, ORG_FEEDBACK_ATTRIBUTES)
+
+
+def _ensure_attributes(root: Path, wanted: tuple[str, ...]) -> bool:
     orbit = root / ORBIT_DIR
     lines = _own_lines(orbit, ".gitattributes") or []
-    if MERGE_ATTRIBUTE in lines:
+    missing = [line for line in wanted if line not in lines]
+    if not missing:
         return False
-    text = "\n".join([*lines, MERGE_ATTRIBUTE]) + "\n"
+    text = "\n".join([*lines, *missing]) + "\n"
     name = f"{ORBIT_DIR}/.gitattributes"
     write_repo_text(orbit / ".gitattributes", text, within=str(orbit), name=name)
     return True

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
     from orbit_learnings.store.workspace import Workspace
 
+    Reader = Callable[[str, str, str], tuple[list["Vote"], list[Problem]]]
+
 FOLD_AT = MAX_FILE_BYTES // 2  # an upvote that finds the file this big folds it first
 KEEP_UNFOLDED = 100  # the newest rows stay as written: a repeated vote still counts once
 FOLDED_MODEL = "(folded)"  # the voter of a folded day's votes; no agent is called that
@@ -219,6 +221,40 @@ def read_votes(
 _writers_read = read_votes
 
 
+def read_learning_votes(
+    ws: Workspace, learning_id: str, read: Reader | None = None
+) -> tuple[list[Vote], list[Problem]]:
+    """Every vote that counts for a learning, from each of its sidecar folders (an org
+    learning's bundle, and the subscriber's `org-feedback/<ID>/`), and their problems.
+    `read` is looked up now, not at import: the index's refresh is watched through it."""
+    reader = read or read_votes
+    parts = [
+        reader(folder, learning_id, ws.relative(os.path.join(folder, VOTES_FILE)))
+        for folder in ws.sidecar_dirs_str(learning_id)
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    merged = merge_votes(learning_id, [votes for votes, _ in parts])
+    return merged, [problem for _, problems in parts for problem in problems]
+
+
+def merge_votes(learning_id: str, groups: list[list[Vote]]) -> list[Vote]:
+    """Votes read from several files as one list: each file folded its own votes, so a
+    folded day's counts add up; a (model, task) that voted in two files counts once."""
+    days: dict[str, int] = {}
+    earliest: dict[tuple[str, str, str], Vote] = {}
+    for vote in (vote for group in groups for vote in group):
+        if vote.voter_model == FOLDED_MODEL:
+            days[vote.task_id] = days.get(vote.task_id, 0) + vote.weight
+        elif vote.key not in earliest or vote.voted_at < earliest[vote.key].voted_at:
+            earliest[vote.key] = vote
+    folded = [
+        Vote(learning_id, FOLDED_MODEL, day, f"{day}T00:00:00Z", count)
+        for day, count in days.items()
+    ]
+    return sorted([*folded, *earliest.values()], key=lambda v: (v.voted_at, v.voter_model))
+
+
 def refuse_long(task_id: str, model: str) -> None:
     """Task IDs and model names are short: a 600 KB one is refused where it comes in and
     where it is read, so it never takes the file past the bound."""
@@ -273,8 +309,7 @@ def summarise(learning_id: str, votes: list[Vote]) -> VoteSummary:
 def read_bundle_votes(ws: Workspace, learning_id: str) -> tuple[list[Vote], list[Problem]]:
     """A writer's read (an upvote's): bound at import, apart from `read_votes`, which the
     index's lazy refresh looks up when it runs."""
-    bundle = ws.bundle_dir(learning_id)
-    return _writers_read(bundle, learning_id, ws.relative(bundle / VOTES_FILE))
+    return read_learning_votes(ws, learning_id, _writers_read)
 
 
 def record_vote(
@@ -288,7 +323,7 @@ def record_vote(
     (a 600 KB task ID from before the bound), which git keeps."""
     from orbit_learnings.core.errors import UsageError, ValidationFailed
     from orbit_learnings.core.timestamps import now_iso
-    from orbit_learnings.store.fileops import append_line, file_lock, regular_size
+    from orbit_learnings.store.fileops import append_line, file_lock, make_folder, regular_size
 
     model, task_id = model.strip(), task_id.strip()
     if not model:
@@ -302,13 +337,16 @@ def record_vote(
     if model == FOLDED_MODEL:
         raise UsageError(f"the model {FOLDED_MODEL!r} is kept for folded votes")
     learning()
-    path = ws.bundle_dir(learning_id) / VOTES_FILE
+    home = ws.sidecar_home_str(learning_id)  # for an org learning: the subscriber's folder
+    path = os.path.join(home, VOTES_FILE)
     with file_lock(ws.locks_dir / f"{learning_id}.lock"):
         if regular_size(path) > FOLD_AT:
-            fold_file(str(path), learning_id)
+            fold_file(path, learning_id)
         votes, problems = read_bundle_votes(ws, learning_id)
-        if problems:  # a damaged row is the author's to look at before more are added
-            raise ValidationFailed(problems)
+        mine = [p for p in problems if p.file == ws.relative(path)]  # not an org file's
+        if mine:  # a damaged row is the author's to look at before more are added
+            raise ValidationFailed(mine)
+        make_folder(home)
         vote = Vote(learning_id, model, task_id, now_iso())
         added = all(v.key != vote.key for v in votes)
         if added:

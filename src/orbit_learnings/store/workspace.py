@@ -17,6 +17,8 @@ from orbit_learnings.store.layout import (
     LEARNINGS_DIR,
     LOCKS_DIR,
     ORBIT_DIR,
+    ORG_FEEDBACK_DIR,
+    ORG_STATE_DIR,
     STATE_DIR,
 )
 
@@ -29,13 +31,22 @@ INIT_HINT = "run `orbit init` to create one"
 
 
 class Workspace:
-    """The folder holding `.orbit/`, and the well-known paths inside it."""
+    """The folder holding `.orbit/`, and the well-known paths inside it.
 
-    __slots__ = ("level", "root_str")
+    An org store read by a subscribing repository knows that repository (`home_str`):
+    the org tree in the cache is shared by every subscriber and replaced at each
+    `org update`, so the subscriber's votes and feedback on org learnings live in its
+    own `.orbit/org-feedback/<ID>/`, and its index of the org store (which counts them)
+    in its own `.orbit/state/org/`."""
 
-    def __init__(self, root: str | os.PathLike[str], level: str = "project") -> None:
+    __slots__ = ("home_str", "level", "root_str")
+
+    def __init__(
+        self, root: str | os.PathLike[str], level: str = "project", home: str | None = None
+    ) -> None:
         self.root_str = os.path.abspath(os.fspath(root))
         self.level = level  # "project" for a repository's store, "user" for the personal one
+        self.home_str = os.path.abspath(home) if home is not None else None
 
     @property
     def prefix(self) -> str:
@@ -43,13 +54,17 @@ class Workspace:
         return ids.PREFIXES[self.level]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Workspace) and other.root_str == self.root_str
+        return isinstance(other, Workspace) and (other.root_str, other.home_str) == (
+            self.root_str,
+            self.home_str,
+        )
 
     def __hash__(self) -> int:
-        return hash(self.root_str)
+        return hash((self.root_str, self.home_str))
 
     def __repr__(self) -> str:
-        return f"Workspace({self.root_str!r})"
+        home = f", home={self.home_str!r}" if self.home_str is not None else ""
+        return f"Workspace({self.root_str!r}{home})"
 
     # String paths, for the hot path: every one ends in `_str`; the pathlib accessors
     # below have the plain names (`index_file` is a Path, `index_file_str` a str).
@@ -58,9 +73,37 @@ class Workspace:
         return os.path.join(self.root_str, ORBIT_DIR, LEARNINGS_DIR)
 
     @property
+    def org_feedback_dir_str(self) -> str | None:
+        """The subscriber's `.orbit/org-feedback/` this org store's feedback goes to; None
+        for any other store (its feedback lives in its bundles)."""
+        if self.home_str is None:
+            return None
+        return os.path.join(self.home_str, ORBIT_DIR, ORG_FEEDBACK_DIR)
+
+    def sidecar_dirs_str(self, learning_id: str) -> tuple[str, ...]:
+        """Every folder whose `votes.jsonl` and `feedback.jsonl` count for this learning:
+        its bundle, and for an org store read by a subscriber, the subscriber's own."""
+        bundle = os.path.join(self.learnings_dir_str, learning_id)
+        org = self.org_feedback_dir_str
+        return (bundle,) if org is None else (bundle, os.path.join(org, learning_id))
+
+    def sidecar_home_str(self, learning_id: str) -> str:
+        """Where a new vote or feedback row on this learning is written: the last of
+        `sidecar_dirs_str`, never an org tree a subscriber reads from the cache."""
+        return self.sidecar_dirs_str(learning_id)[-1]
+
+    @property
+    def _state_key(self) -> str:
+        return self.root_str if self.home_str is None else f"{self.home_str}\0{self.root_str}"
+
+    @property
     def state_dir_str(self) -> str:
-        moved = _RELOCATED.get(self.root_str)
-        return moved if moved is not None else os.path.join(self.root_str, ORBIT_DIR, STATE_DIR)
+        moved = _RELOCATED.get(self._state_key)
+        if moved is not None:
+            return moved
+        if self.home_str is not None:  # the subscriber's, under its own (maybe moved) state
+            return os.path.join(Workspace(self.home_str).state_dir_str, ORG_STATE_DIR)
+        return os.path.join(self.root_str, ORBIT_DIR, STATE_DIR)
 
     def relocate_state(self) -> str:
         """Keep derived state in the user's cache instead: `.orbit/state/` cannot be written
@@ -69,7 +112,8 @@ class Workspace:
         import tempfile
 
         base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        digest = hashlib.sha1(self.root_str.encode(), usedforsecurity=False).hexdigest()[:16]
+        key = self._state_key.encode("utf-8", "surrogateescape")
+        digest = hashlib.sha1(key, usedforsecurity=False).hexdigest()[:16]
         private = os.path.join(tempfile.gettempdir(), f"orbit-learnings-{os.geteuid()}")
         for top in (os.path.join(base, "orbit-learnings"), private):
             folder = os.path.join(top, "state", digest)
@@ -80,7 +124,7 @@ class Workspace:
                 os.makedirs(folder, exist_ok=True)
             except OSError:
                 continue
-            _RELOCATED[self.root_str] = folder
+            _RELOCATED[self._state_key] = folder
             return folder
         raise OrbitError(
             f"cannot write {os.path.join(ORBIT_DIR, STATE_DIR)}, the user cache {base}"
@@ -124,10 +168,12 @@ class Workspace:
         return self.learnings_dir / learning_id
 
     def relative(self, path: str | os.PathLike[str]) -> str:
-        """Display form of a path inside the workspace (POSIX, repo-relative)."""
+        """Display form of a path inside the workspace (POSIX, repo-relative); a file of
+        the subscriber an org store is read by, relative to that repository."""
         text = os.path.abspath(os.fspath(path))
-        if text == self.root_str or text.startswith(self.root_str + os.sep):
-            return os.path.relpath(text, self.root_str).replace(os.sep, "/")
+        for root in (self.root_str, self.home_str):
+            if root is not None and (text == root or text.startswith(root + os.sep)):
+                return os.path.relpath(text, root).replace(os.sep, "/")
         return text
 
 

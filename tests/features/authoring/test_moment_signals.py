@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from orbit_learnings.curation.capture import moments
+from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.readers import read_session
 
 REFUSED = (
@@ -320,3 +321,86 @@ def test_a_tool_missing_is_not_a_path_out_of_reach(tmp_path: Path) -> None:
          True),
     ], cwd="/Users/lzy/code/shop")  # fmt: skip
     assert [m.kind for m in _found(session)] == []
+
+
+def test_a_message_that_makes_the_agent_rerun_a_command_another_way_is_a_redo(
+    tmp_path: Path,
+) -> None:
+    """A convention stated after a command ran (it succeeded: no failure to answer), which
+    the agent then follows by running the same operation differently, in any language."""
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "cd /home/dev/shop && python manage.py migrate"}),
+        ("result", "toolu_1", "Applied 3 migrations.", False),
+        ("user", "在这个项目里要在容器里跑"),
+        ("call", "toolu_2", "Bash", {"command": "docker compose exec web python manage.py migrate"}),
+        ("result", "toolu_2", "No migrations to apply.", False),
+    ])  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("redo", [4])]
+
+
+def test_running_the_same_command_again_after_a_message_is_no_redo(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "python manage.py migrate"}),
+        ("result", "toolu_1", "Applied 3 migrations.", False),
+        ("user", "and once more please"),
+        ("call", "toolu_2", "Bash", {"command": "python manage.py migrate"}),
+        ("result", "toolu_2", "No migrations to apply.", False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+def test_a_command_that_works_once_run_inside_the_container_is_an_error_fix(
+    tmp_path: Path,
+) -> None:
+    """Which container to run things in: the same operation fails here and passes inside
+    `docker compose exec web`, and the change is named as the place it ran."""
+    session = _claude(tmp_path, [
+        ("user", "Run the migrations."),
+        ("call", "toolu_1", "Bash", {"command": "cd /home/dev/shop && python manage.py migrate"}),
+        ("result", "toolu_1", 'django.db.utils.OperationalError: could not translate host name "db"', True),
+        ("call", "toolu_2", "Bash", {"command": "docker compose exec -T web python manage.py migrate"}),
+        ("result", "toolu_2", "Applied 3 migrations.", False),
+    ])  # fmt: skip
+    (fix,) = _found(session)
+    assert (fix.kind, fix.operation) == ("error-fix", "python manage.py migrate")
+    assert fix.changes[0] == "inside `docker compose exec -T web`"
+    (draft,) = extract_sessions([session], None).drafts  # the failure names the missing host
+    assert draft.summary == "Run `python manage.py migrate` inside `docker compose exec -T web`"
+
+
+def _pytest_then(tmp_path: Path, error: str, setup: str) -> str:
+    return _claude(tmp_path, [
+        ("user", "Add the login endpoint test."),
+        ("call", "toolu_1", "Bash", {"command": "cd /home/dev/shop && uv run pytest -q tests/test_auth.py"}),
+        ("result", "toolu_1", f"E   {error}\n1 failed in 0.31s", True),
+        ("call", "toolu_2", "Bash", {"command": setup}),
+        ("result", "toolu_2", "Successfully installed", False),
+        ("call", "toolu_3", "Bash", {"command": "cd /home/dev/shop && uv run pytest -q tests/test_auth.py"}),
+        ("result", "toolu_3", "1 passed in 0.28s", False),
+    ])  # fmt: skip
+
+
+def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix(tmp_path: Path) -> None:
+    """passlib 1.7.4 and bcrypt 4: the test passed unchanged once bcrypt was pinned."""
+    session = _pytest_then(
+        tmp_path,
+        "ValueError: password cannot be longer than 72 bytes (passlib.handlers.bcrypt)",
+        "uv pip install 'bcrypt<4.0'",
+    )
+    (fix,) = _found(session)
+    assert (fix.kind, fix.lines) == ("error-fix", [2, 4, 6])
+    assert fix.changes == ["after `uv pip install 'bcrypt<4.0'`"]
+    (draft,) = extract_sessions([session], None).drafts
+    assert draft.summary == "`pytest` needs `uv pip install 'bcrypt<4.0'` first"
+
+
+def test_installing_the_package_new_code_imports_is_a_moment_but_no_draft(tmp_path: Path) -> None:
+    session = _pytest_then(tmp_path, "ModuleNotFoundError: No module named 'httpx'", "uv add httpx")
+    assert [m.kind for m in _found(session)] == ["error-fix"]
+    result = extract_sessions([session], None)
+    assert result.drafts == []
+    assert [m["why"] for m in result.undrafted] == [
+        "a package new code needs: ordinary work, not a lesson"
+    ]

@@ -168,12 +168,16 @@ def _default_branch(url: str) -> str:
 def _pin(ws: Workspace, pin: Pin) -> int:
     """Keep the commit, write its files and index into the cache, then the lock file.
     Returns how many org learnings the commit holds."""
+    from pathlib import Path
+
+    from orbit_learnings.store import setup
     from orbit_learnings.store.fileops import write_repo_text
     from orbit_learnings.store.layout import ORBIT_DIR, ORG_LOCK_FILE
     from orbit_learnings.store.org.pin import lock_path
     from orbit_learnings.store.workspace import declare_prefixes
 
     count = _materialise(pin, ws)
+    setup.ensure_org_feedback_merge(Path(ws.root_str))  # votes on org learnings: union
     orbit = os.path.join(ws.root_str, ORBIT_DIR)
     write_repo_text(
         lock_path(ws.root_str), pin.text(), within=orbit, name=f"{ORBIT_DIR}/{ORG_LOCK_FILE}"
@@ -202,7 +206,7 @@ def _materialise(pin: Pin, project: Workspace) -> int:
         # The project's links to the org's own prefix (`supersedes: ACME-0012`) were
         # judged without it while the tree was missing: index them again.
         discard(project).close()
-    tree = Workspace(folder, level="org")
+    tree = Workspace(folder, level="org", home=project.root_str)  # the index its reads use
     declare_prefixes(tree)  # its bundles are named with the prefix it declares
     with open_fresh(tree) as index:  # the first hook is warm
         return count(index.conn)
@@ -306,7 +310,8 @@ def update_command(
     count = _pin(ws, new)
     from orbit_learnings.store.org.pin import tree_dir
 
-    for local, org_id in adopt_promotions(ws, Workspace(tree_dir(new), level="org")):
+    org = Workspace(tree_dir(new), level="org", home=ws.root_str)  # its index is this one's
+    for local, org_id in adopt_promotions(ws, org):
         info(f"{local} is now superseded by {org_id}, its promoted org copy.")
     was = f" from {old.short}" if old is not None else ""
     info(

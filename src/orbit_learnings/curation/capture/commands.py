@@ -77,11 +77,50 @@ def segments(command: str) -> list[list[str]]:
     return [p for p in parts if p]
 
 
+# Where a command runs, not what it runs: `docker compose exec web pytest` is `pytest`, run
+# in a container (`container` names that place, so a rerun there reads as a change).
+_PLACES = {
+    ("docker", "exec"): 2,
+    ("podman", "exec"): 2,
+    ("docker", "run"): 2,
+    ("docker", "compose", "exec"): 3,
+    ("docker", "compose", "run"): 3,
+    ("docker-compose", "exec"): 2,
+    ("docker-compose", "run"): 2,
+    ("kubectl", "exec"): 2,
+}
+_VALUED = {"-u", "--user", "-w", "--workdir", "-e", "--env", "-c", "--container", "-n",
+           "--namespace", "--name", "-v", "--volume", "-p", "--publish", "--env-file"}  # fmt: skip
+
+
+def container(words: list[str]) -> tuple[list[str], list[str]]:
+    """(the words that say where it runs, the command run there), or ([], words) when the
+    command runs here."""
+    for place, length in _PLACES.items():
+        if tuple(words[:length]) != place:
+            continue
+        position = length
+        while position < len(words) and words[position].startswith("-"):
+            option = words[position]
+            position += 2 if option in _VALUED else 1
+            if option == "--":
+                break
+        rest = words[position + 1 :]
+        if rest[:1] == ["--"]:
+            rest = rest[1:]
+        if rest:
+            return words[: position + 1], rest
+    return [], words
+
+
 def _program(words: list[str]) -> list[str]:
-    """The words after env assignments, wrappers and runners: what really runs."""
+    """The words after env assignments, wrappers, runners and containers: what really runs."""
     while words:
         head = words[0] if words[0] == "./gradlew" else words[0].rsplit("/", 1)[-1]
-        if ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
+        place, inside = container(words)
+        if place:
+            words = inside
+        elif ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
             words = words[1:]
         elif head == "timeout" and len(words) > 1:
             words = words[2:] if not words[1].startswith("-") else words[1:]
@@ -120,6 +159,9 @@ def _key(program: list[str]) -> str | None:
     if head == "python" and len(program) > 2 and program[1] == "-m":
         head, rest = program[2], [w for w in program[3:] if not w.startswith("-")]
     key = head
+    if head == "python" and rest[:1] and rest[0].endswith(".py"):  # `python manage.py migrate`
+        key = f"python {rest[0].rsplit('/', 1)[-1]}"
+        return f"{key} {rest[1]}" if key == "python manage.py" and len(rest) > 1 else key
     if head in _SUBCOMMANDS and rest:
         key = f"{head} {rest[0]}"
         if (head, rest[0]) in _RUN_SCRIPT and len(rest) > 1:
@@ -127,6 +169,15 @@ def _key(program: list[str]) -> str | None:
     if key in _LOOKING or head in _LOOKING:
         return None
     return key
+
+
+def first_segment(command: str) -> str:
+    """The simple command of a line that runs an operation (`cd web && npm i -D x` → `npm i
+    -D x`), as written; the whole line when none does."""
+    for words in segments(command):
+        if operation(shlex.join(words)) is not None:
+            return shlex.join(words)
+    return command.strip()
 
 
 def normalise_path(path: str) -> str:

@@ -112,6 +112,11 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
     failure = failure_text(moment, turns)
+    setup = next((c for c in moment.changes if c.startswith("after ")), "")
+    if setup:
+        return _setup_reason(setup, failure)
+    if any(c.startswith("inside ") for c in moment.changes):
+        return None if _UNREACHED.search(failure) else "the failure does not say what was missing"
     if moment.edits and not moment.changes:
         return None if new and _mentions(failure, new) else "the failure does not name the fix"
     if old:
@@ -121,6 +126,27 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
         return "the failure does not name what changed"
     if len(named) < len(moment.changes) and not _NOT_FOUND.search(failure):
         return "the failure does not say the folder was wrong"
+    return None
+
+
+# What a container holds that the host lacks: a service's host name, a port, a program.
+_UNREACHED = re.compile(
+    r"could not (connect|translate host)|[Cc]onnection refused|ECONNREFUSED|Name or service not"
+    r" known|getaddrinfo|[Uu]nknown host|command not found|not found|No such file"
+)
+_MISSING_MODULE = re.compile(r"No module named|Cannot find (module|package)|ModuleNotFoundError")
+_PINNED = re.compile(r"[<>=~^!]=?\s*\d|@\d")
+
+
+def _setup_reason(setup: str, failure: str) -> str | None:
+    """A rerun that passed after `pip install 'bcrypt<4.0'`: a lesson when the failure names
+    what the setup brought and it is not just the missing package of new code (a pin is)."""
+    command = setup[len("after ") :].strip("`")
+    words = commands.tokens(command)[2:]  # what was installed, started or generated
+    if not _mentions(failure, " ".join(w for w in words if not w.startswith("-"))):
+        return "the failure does not name what was set up"
+    if _MISSING_MODULE.search(failure) and not _PINNED.search(command):
+        return "a package new code needs: ordinary work, not a lesson"
     return None
 
 

@@ -386,11 +386,16 @@ def rerun_rule(moment: Moment) -> str:
     """ "`python` is not found here: run `python3`", "Run `yarn test` from `web`, not `yarn
     test:web`", "`pytest` needs `DATABASE_URL=…`"."""
     programs = changed_programs(moment)
-    if programs:
+    if programs and not any(c.startswith("inside ") for c in moment.changes):
         old, new = programs
         if _NOT_FOUND.search(moment.error) and old in moment.error:
             return f"`{old}` is not found here: run `{new}`"
         return f"Use `{new}`, not `{old}`"
+    place = next((c for c in moment.changes if c.startswith(("inside ", "after "))), "")
+    if place.startswith("inside "):
+        return f"Run `{moment.operation}` {place}"
+    if place:
+        return f"`{moment.operation}` needs {place[len('after ') :]} first"
     if any("sandbox" in c for c in moment.changes):
         return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
     before = commands.operation(moment.failed) or moment.operation

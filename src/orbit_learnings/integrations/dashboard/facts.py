@@ -15,8 +15,9 @@ import threading
 from collections.abc import Iterable
 
 from orbit_learnings.core.errors import OrbitError
+from orbit_learnings.core.ids import level_of
 from orbit_learnings.index import freshness
-from orbit_learnings.index.freshness import current_signatures, is_racy
+from orbit_learnings.index.freshness import is_racy, sidecar_signatures
 from orbit_learnings.push import usage
 from orbit_learnings.push.stats import cutoff_for, injection_row, injections_path
 from orbit_learnings.store.feedback import START, summarise
@@ -37,17 +38,19 @@ class Helpfulness:
         self._known: dict[str, tuple[str, float]] = {}
 
     def of(self, ids: Iterable[str]) -> dict[str, float]:
-        wanted = list(ids)
-        project = [i for i in wanted if not i.startswith("U-")]
-        found = self._project(project)
-        for learning_id in wanted:
-            if learning_id not in found:  # personal learnings: few, read directly
-                ws = for_id(self.ws, learning_id)
-                found[learning_id] = summarise(ws, learning_id).helpfulness
+        """Each learning's, read from the store it lives in: an org learning's counts its
+        bundle's feedback and this repository's `org-feedback/`."""
+        homes: dict[Workspace, list[str]] = {}
+        for learning_id in ids:
+            ws = self.ws if level_of(learning_id) == "project" else for_id(self.ws, learning_id)
+            homes.setdefault(ws, []).append(learning_id)
+        found: dict[str, float] = {}
+        for ws, wanted in homes.items():
+            found.update(self._read(ws, wanted))
         return found
 
-    def _project(self, ids: list[str]) -> dict[str, float]:
-        signatures = current_signatures(self.ws.learnings_dir_str, ids, FEEDBACK_FILE)
+    def _read(self, ws: Workspace, ids: list[str]) -> dict[str, float]:
+        signatures = sidecar_signatures(ws, ids, FEEDBACK_FILE)
         found: dict[str, float] = {}
         with self._lock:
             for learning_id, sig in signatures.items():
@@ -55,11 +58,16 @@ class Helpfulness:
                 if known is not None and known[0] == sig:
                     found[learning_id] = known[1]
                     continue
-                value = START if sig == "-" else summarise(self.ws, learning_id).helpfulness
+                value = START if sig == "-" else summarise(ws, learning_id).helpfulness
                 found[learning_id] = value
-                if sig == "-" or not is_racy(int(sig), freshness.clock_ns()):
+                if not any(is_racy(int(part), freshness.clock_ns()) for part in _stamps(sig)):
                     self._known[learning_id] = (sig, value)
         return found
+
+
+def _stamps(signature: str) -> list[str]:
+    """The change times in a (joined) sidecar signature: "-" parts are missing files."""
+    return [part for part in signature.split("|") if part != "-"]
 
 
 class InjectionLog:

@@ -10,6 +10,7 @@ repo-relative, because the reviewer commits them next.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +33,7 @@ from orbit_learnings.integrations.dashboard.http import (
 )
 from orbit_learnings.store import bundles as store
 from orbit_learnings.store import changes as edits
-from orbit_learnings.store.layout import LEARNING_FILE, VOTES_FILE
+from orbit_learnings.store.layout import LEARNING_FILE, SIDECARS, VOTES_FILE
 from orbit_learnings.store.levels import for_id
 from orbit_learnings.store.workspace import Workspace, scope_glob
 
@@ -41,8 +42,10 @@ BULK_ACTIONS = ("archive", "add-tag", "approve", "reject")
 
 
 def changed_file(ws: Workspace, learning_id: str, name: str = LEARNING_FILE) -> str:
-    """The repo-relative path of a bundle's file, as `git status` shows it."""
-    return ws.relative(ws.bundle_dir(learning_id) / name)
+    """The repo-relative path of a bundle's file, as `git status` shows it; a sidecar
+    where it is written (an org learning's: this repository's `org-feedback/`)."""
+    folder = ws.sidecar_home_str(learning_id) if name in SIDECARS else ws.bundle_dir(learning_id)
+    return ws.relative(os.path.join(folder, name))
 
 
 def edit(project: Workspace, learning_id: str, body: dict[str, Any]) -> dict[str, Any]:

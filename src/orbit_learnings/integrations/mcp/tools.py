@@ -229,7 +229,9 @@ class LearningTools:
         task: Annotated[str, Field(description="The task it helped with (required).")],
     ) -> dict[str, Any]:
         """Record a re-validation vote instead of a duplicate; idempotent per model and task."""
-        return store.add_vote(self.ws, id, model, task).to_dict()
+        from orbit_learnings.store.levels import for_id  # an org ID's vote: this repository's
+
+        return store.add_vote(for_id(self.ws, id), id, model, task).to_dict()
 
     def do_search(
         self,

@@ -4,9 +4,10 @@ Signals that hold in any language and with any model's manners, by who shows the
 
 - the person (`person`): `rejection` (a refused tool call, usually with why), `refused`
   (a change refused without a word), `interruption`, `queued` (typed while the agent
-  worked), `redo` (the person spoke right after the agent's edit and the agent edited that
-  file again), a failure the person answers or shows from their own terminal, and a later
-  message that reads as a rule (or that the agent writes into an instructions file);
+  worked), `redo` (the person spoke right after the agent's edit or command, and the agent
+  edited that file again or ran that operation another way), a failure the person
+  answers or shows from their own terminal, and a later message that reads as a rule
+  (or that the agent writes into an instructions file);
 - the work (`operations`): `error-fix`, one operation failing, then succeeding after a
   change of the command itself or of a configuration file, or a missing command replaced
   by a related one that ran;

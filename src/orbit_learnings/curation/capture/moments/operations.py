@@ -118,7 +118,7 @@ def _error_fix(
     command_changed = _how_changed(_shape(last_failure), _shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
-        return None  # a retry, or ordinary code work making a test pass
+        return _set_up_first(key, first, result, last_failure, success, between)
     if command_changed and not config and _TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
@@ -128,6 +128,37 @@ def _error_fix(
     moment.changes = what_changed(_shape(last_failure), _shape(success)) if command_changed else []
     moment.files = [e[0] for e in config]
     return moment
+
+
+# Commands that change the environment rather than the code: installing or pinning a
+# package, starting a service, generating code, migrating a database.
+SETUP = re.compile(
+    r"^((pip|pip3|conda|mamba|brew|apt|apt-get|gem|pipx) install|uv (add|sync|pip)|"
+    r"(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|cargo add|go (get|mod)|"
+    r"bundle install|composer (install|require)|docker compose|docker-compose|docker start|"
+    r"systemctl|service|prisma|alembic upgrade|rails db:\w+)$"
+)
+
+
+def _set_up_first(
+    key: str, first: Turn, result: Turn, last_failure: Turn, success: Turn, between: list[Turn]
+) -> Moment | None:
+    """The rerun passed unchanged after a command that set the environment up (`pip install
+    'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
+    setups = [c for c in between if SETUP.match(operation_of(c) or "")]
+    if not setups:
+        return None  # a retry, or ordinary code work making a test pass
+    setup = str(setups[-1].tool_input.get("command", "")).strip()
+    moment = Moment("error-fix", [first.line, setups[-1].line, success.line], SET_UP)
+    moment.operation = key
+    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
+    moment.fixed = str(success.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = [f"after `{commands.first_segment(setup)[:80]}`"]
+    return moment
+
+
+SET_UP = 0.55  # below a rerun whose command changed: the setup may be ordinary work
 
 
 _TEST_FAILURE = re.compile(
@@ -168,7 +199,19 @@ def what_changed(failed_words: list[str], fixed: list[str]) -> list[str]:
         elif _is_setting(word) and word != "cd":
             said.append(f"with `{word[:80]}`")
     said += [f"without `{w[:60]}`" for w in failed_words if w not in fixed and _is_setting(w)]
+    place, was = _place(fixed), _place(failed_words)
+    if place != was:
+        said.insert(0, f"inside `{' '.join(place)[:80]}`" if place else "outside the container")
     return list(dict.fromkeys(said))[:4]
+
+
+def _place(words: list[str]) -> list[str]:
+    """The container or pod a command ran in (`docker compose exec web`), [] when here."""
+    for start in range(len(words)):
+        place, _ = commands.container(words[start:])
+        if place:
+            return place
+    return []
 
 
 def _is_setting(word: str) -> bool:

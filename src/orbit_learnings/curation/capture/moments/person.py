@@ -251,6 +251,21 @@ def _after_interrupt(turns: list[Turn], at: int) -> bool:
 
 
 def _redo(turns: list[Turn], at: int) -> bool:
-    before = set(edited(agent_span(turns, at, -1)))
-    after = set(edited(agent_span(turns, at, 1)))
-    return bool(before & after)
+    """The agent, right after the message, edits a file it had just edited or runs an
+    operation it had just run in another way (a flag, a variable, a wrapper, a folder)."""
+    before_span, after_span = agent_span(turns, at, -1), agent_span(turns, at, 1)
+    if set(edited(before_span)) & set(edited(after_span)):
+        return True
+    ran = _commands(before_span)
+    return any(key in ran and ran[key] != command for key, command in _commands(after_span).items())
+
+
+def _commands(span: list[Turn]) -> dict[str, str]:
+    """Each operation the agent ran in a span, with its commands (the first of each)."""
+    ran: dict[str, str] = {}
+    for turn in span:
+        command = str(turn.tool_input.get("command", "")) if turn.kind == TOOL_USE else ""
+        key = commands.operation(command) if command else None
+        if key is not None:
+            ran.setdefault(key, command)
+    return ran
