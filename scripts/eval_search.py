@@ -259,7 +259,7 @@ def print_report(result: dict[str, Any], *, show_misses: bool) -> None:
 
 # The stores the confidence model is fitted on (each a folder of tests/eval/); the held-out
 # set is never one of them.
-TUNING = ("realistic", "tuning2")
+TUNING = ("realistic", "tuning2", "tuning3")
 
 
 def store_rows(set_name: str, mode: str | None) -> list[tuple[dict[str, float], int, bool]]:

@@ -38,9 +38,9 @@ _STOPWORD_TEXT = (  # function words of questions and tasks: they say nothing of
     "when where which while who why will with would you your "
     # the other pronouns and auxiliaries, and the pieces a contraction or possessive splits
     # into ("doesn't" -> doesn, t; "player's" -> s): a stray "s" matched a third of a store
-    "am aren because both couldn d didn doesn doing don each either hadn hasn haven having "
-    "he her hers herself him himself his isn itself ll m mine myself neither nor ours "
-    "ourselves own re s she shan shouldn such t theirs themselves these those too ve wasn "
+    "am aren couldn d didn doesn doing don hadn hasn haven having "
+    "he her hers herself him himself his isn itself ll m mine myself ours "
+    "ourselves re s she shan shouldn t theirs themselves these those ve wasn "
     "were weren whom won wouldn yours yourself yourselves "
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
