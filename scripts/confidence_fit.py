@@ -27,7 +27,7 @@ import math
 import random
 
 FITTED = ("known_coverage", "gap", "weight", "summary", "matched", "length", "single")
-SEMANTIC_FITTED = ("known_coverage", "gap", "weight", "summary", "matched", "length", "single", "cosine")
+SEMANTIC_FITTED = (*FITTED, "cosine")
 NEGATIVE_WEIGHT = 3.0  # unanswerable queries are ~15 % of a realistic mix, and cost most
 L2 = 1e-4
 KEPT_TARGET = 0.95  # of answerable queries whose answer is in the top 5, kept confident
