@@ -26,8 +26,18 @@ from __future__ import annotations
 import math
 import random
 
-FITTED = ("known_coverage", "gap", "weight", "summary", "matched", "length", "single")
-SEMANTIC_FITTED = (*FITTED, "cosine")
+FITTED = (
+    "known_coverage",
+    "gap",
+    "weight",
+    "summary",
+    "matched",
+    "length",
+    "single",
+    "rarest_share",
+)
+# With vectors, `rarest_share` did not help a model fitted on two stores judge the third.
+SEMANTIC_FITTED = (*(n for n in FITTED if n != "rarest_share"), "cosine")
 NEGATIVE_WEIGHT = 3.0  # unanswerable queries are ~15 % of a realistic mix, and cost most
 L2 = 1e-4
 KEPT_TARGET = 0.95  # of answerable queries whose answer is in the top 5, kept confident

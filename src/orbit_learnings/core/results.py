@@ -143,6 +143,7 @@ class Scored:
         "known_coverage",
         "matched",
         "phrase",
+        "rarest_share",
         "rarity",
         "relevance",
         "summary",
@@ -165,11 +166,13 @@ class Scored:
         summary: float = 0.0,  # share of the query's idf weight found in its one-line summary
         matched: float = 0.0,  # share of the query's words it holds, each counted once
         known_coverage: float = 0.0,  # `coverage` among the query words the store holds
+        rarest_share: float = 0.0,  # share of the query's idf weight in its rarest word held
     ) -> None:
         self.id, self.tier, self.bm25, self.relevance = id, tier, bm25, relevance
         self.coverage, self.phrase, self.rarity, self.weight = coverage, phrase, rarity, weight
         self.cosine, self.summary = cosine, summary
         self.matched, self.known_coverage = matched, known_coverage
+        self.rarest_share = rarest_share
 
     def copy(self) -> Scored:
         twin = Scored(self.id, self.tier, self.bm25, self.relevance)

@@ -10,34 +10,37 @@ Every feature is domain-independent (no word list, nothing about one store):
     matched         share of the query's words it contains, each counted once
     weight          the idf it holds in all: long queries match many words, idle ones few
     summary         share of the query's weight in its one-line summary (what it is about)
+    rarest_share    share of the query's weight in the rarest word it holds: a match
+                    resting on one strong word is more often chance than one spread out
     gap             how far it leads the next result
     length          how many words the query has (a long one covers less of itself)
     single          whether the query is one word (its weight is one word's idf at most)
     cosine          with vectors: its embedding's similarity to the query's
 
-(`coverage`, the same share over every query word, with a word no learning holds
-weighing as much as the rarest, and `relevance`, `phrase`, `unknown` and `rarity` are
-computed too, for `--explain` and the semantic model; the default model leaves them out:
-fitted with them it did no better on held-out folds. `known_coverage` replaced
-`coverage` because it did better fitted on one tuning store and judged on the other,
-both ways.)
+(`coverage`, the share over every query word, where a word no learning holds weighs as
+much as the rarest, and `relevance`, `phrase`, `unknown` and `rarity` are computed too,
+for `--explain`; the models leave them out: fitted with them they did no better on
+held-out folds. `known_coverage` replaced `coverage`, and `rarest_share` joined, because
+with them a model fitted on two tuning stores separated answers from chance overlap
+better on the third, for each of the three (`docs/search.md`). With vectors
+`rarest_share` did not, so the semantic model leaves it out.)
 
 The coefficients are a logistic regression fitted on the top result of each labelled
-query of two tuning stores from different domains, pooled: `tests/eval/realistic/`
-(`queries.yaml` and the tuning-only `queries_extra.yaml`, 430 queries) and
+query of three tuning stores from different domains, pooled: `tests/eval/realistic/`
+(`queries.yaml` and the tuning-only `queries_extra.yaml`, 430 queries),
 `tests/eval/tuning2/` (a game studio, `queries.yaml` and `queries_extra.yaml`, 217
-queries): 646 rows, 185 unanswerable, weighted 3:1, by `scripts/eval_search.py --fit`
-(`scripts/confidence_fit.py`). Fitted on one store alone they did not carry over to
-another. Both extra files hold long prompts with no answer (issue 33): while every long
-tuning query was answerable, the fit gave `length` a large positive weight and any long
-prompt sharing one word with a learning came out confident. Its cut was chosen on 5-fold held-out
-predictions over the pooled rows, as the one that best meets both targets (answers kept,
-unanswerable recognised), and folded into the bias, so `THRESHOLD` stays 0.35. The
-features overlap, so a negative coefficient (known_coverage) corrects for what another
-already counts (`matched` and `weight` rise with it); it does not penalise coverage. With vectors
-the relevance is a fused rank, so that mode has its own coefficients
-(`SEMANTIC_COEFFICIENTS`, `--fit --mode semantic`). Below `THRESHOLD` the CLI says
-"no confident match" and agents are shown nothing.
+queries) and `tests/eval/tuning3/` (clinic scheduling, 234 queries): 880 rows, 225
+unanswerable, weighted 3:1, by `scripts/eval_search.py --fit` (`scripts/confidence_fit.py`).
+Fitted on one store alone they did not carry over to another. Both extra files hold long
+prompts with no answer (issue 33): while every long tuning query was answerable, the fit
+gave `length` a large positive weight and any long prompt sharing one word with a learning
+came out confident. Its cut was chosen on 5-fold held-out predictions over the pooled rows,
+as the one that best meets both targets (answers kept, unanswerable recognised), and folded
+into the bias, so `THRESHOLD` stays 0.35. The features overlap, so a negative coefficient
+(known_coverage) corrects for what another already counts (`matched` and `weight` rise with
+it); it does not penalise coverage. With vectors the relevance is a fused rank, so that mode
+has its own coefficients (`SEMANTIC_COEFFICIENTS`, `--fit --mode semantic`). Below
+`THRESHOLD` the CLI says "no confident match" and agents are shown nothing.
 """
 
 from __future__ import annotations
@@ -64,29 +67,31 @@ FEATURES = (
     "matched",
     "single",
     "known_coverage",
+    "rarest_share",
 )
 EMPTY_PROFILE = {"unknown": 1.0, "length": 0.0, "single": 0.0, "semantic": 0.0}
 MAX_LENGTH = 16
-COEFFICIENTS = {  # fitted and calibrated on the two tuning stores: scripts/eval_search.py --fit
-    "bias": -5.39,
-    "known_coverage": -1.88,
-    "gap": 0.278,
-    "weight": 9.128,
-    "summary": 3.548,
-    "matched": 4.02,
-    "length": -2.063,
-    "single": 4.592,
+COEFFICIENTS = {  # fitted and calibrated on the three tuning stores: eval_search.py --fit
+    "bias": -3.776,
+    "known_coverage": -2.214,
+    "gap": 1.213,
+    "weight": 8.261,
+    "summary": 3.571,
+    "matched": 4.571,
+    "length": -3.212,
+    "single": 6.49,
+    "rarest_share": -4.096,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
-    "bias": -6.04,
-    "known_coverage": -0.367,
-    "gap": -0.628,
-    "weight": 5.903,
-    "summary": 3.116,
-    "matched": 2.692,
-    "length": -0.289,
-    "single": 5.188,
-    "cosine": 5.797,
+    "bias": -5.192,
+    "known_coverage": -1.349,
+    "gap": -0.531,
+    "weight": 5.919,
+    "summary": 3.027,
+    "matched": 2.597,
+    "length": -1.103,
+    "single": 5.393,
+    "cosine": 6.066,
 }
 THRESHOLD = 0.35
 
@@ -122,6 +127,7 @@ def features(ranked: Sequence[Scored], profile: dict[str, float]) -> list[dict[s
                 "matched": scored.matched,
                 "single": profile["single"],
                 "known_coverage": scored.known_coverage,
+                "rarest_share": scored.rarest_share,
             }
         )
     return rows

@@ -304,6 +304,7 @@ class _Evidence:
                 weight=min(coverage / top_idf, 4.0) / 4.0,
                 matched=count / terms,
                 known_coverage=min(coverage / known_weight, 1.0),
+                rarest_share=rarest / all_weight,
             )
             self.rows[learning_id] = row
         return found, best

@@ -45,12 +45,15 @@ def test_relevance_on_the_realistic_set_stays_at_its_measured_level() -> None:
     assert search["answerable"]["mrr"] >= 0.9
     for kind, row in search["by_kind"].items():
         assert row["recall@5"] >= 0.85, (kind, row["misses"])
-    assert search["noanswer"]["recognised"] >= 0.84, search["noanswer_misses"]
-    # Lowered with the refit on long no-answer prompts (issue 33): 0.940 / 0.959 -> 0.920 /
-    # 0.939; the model now also has to refuse long off-topic prompts, which the old
-    # floors (set on a model that took any long prompt for an answer) did not ask of it.
-    assert search["answerable"]["kept_confident"] >= 0.91
-    assert search["answerable"]["kept_of_found"] >= 0.93
+    # The fit on three tuning stores (known_coverage, rarest_share) recognises one of this
+    # store's 43 fewer (0.860 -> 0.837: 'how to push a hotfix through App Store review
+    # quickly' at 0.36) and keeps three more answers (0.920 / 0.939 -> 0.932 / 0.951),
+    # while the other two stores gain on both: floors 0.84 -> 0.83 and 0.91 / 0.93 -> 0.92 /
+    # 0.94. (Lowered before with the refit on long no-answer prompts: 0.940 / 0.959 ->
+    # 0.920 / 0.939, when the model had to learn to refuse long off-topic prompts.)
+    assert search["noanswer"]["recognised"] >= 0.83, search["noanswer_misses"]
+    assert search["answerable"]["kept_confident"] >= 0.92
+    assert search["answerable"]["kept_of_found"] >= 0.94
     assert injection["must_recall"] >= 0.9, injection["misses"]
     assert injection["noise"] <= 0.26
 

@@ -431,3 +431,24 @@ def test_known_coverage_leaves_out_the_query_words_no_learning_holds(store: Work
             assert features["known_coverage"] == round(held / sum(weights), 4), (text, hit.id)
             if text != known:  # the unknown word weighs in coverage, not in known_coverage
                 assert features["coverage"] < features["known_coverage"]
+
+
+def test_rarest_share_is_the_weight_of_the_rarest_word_a_result_holds(store: Workspace) -> None:
+    """A match resting on one strong word is more often chance than one spread over
+    several: the model reads the share of the query's idf weight in the rarest word held."""
+    text = "retries billing cache"
+    hits = queries.search_text(store, text, limit=None, explain=True).hits
+    with open_fresh(store) as index:
+        total = fulltext.document_count(index.conn)
+        rows = dict(index.conn.execute("SELECT id, rowid FROM learnings_index").fetchall())
+        holders = [fulltext.matching_rows(index.conn, f'"{w}"') for w in text.split()]
+    weights = [scoring._idf(total, len(ids)) for ids in holders]
+    shares = set()
+    for hit in hits:
+        assert hit.explain is not None
+        features = hit.explain["confidence_features"]
+        assert isinstance(features, dict)
+        rarest = max(w for w, ids in zip(weights, holders, strict=True) if rows[hit.id] in ids)
+        assert features["rarest_share"] == round(rarest / sum(weights), 4), hit.id
+        shares.add(features["rarest_share"])
+    assert len(shares) > 1  # results differ in which words they hold
