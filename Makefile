@@ -42,7 +42,7 @@ ifneq ($(LOCKED),1)  # locked, the semantic extra came with $(LOCK)
 	$(BIN)/python -m pip install --quiet -e '.[semantic]'
 endif
 
-# Both labelled sets: the tuning set, then the held-out one (reported, never tuned on).
+# The labelled sets: the tuning stores, then the held-out one (reported, never tuned on).
 eval: $(STAMP)
 	$(BIN)/python scripts/eval_search.py --set both
 
