@@ -5,11 +5,13 @@
     python scripts/eval_capture.py --set heldout --json
     python scripts/eval_capture.py --misses         # the labelled lessons no moment covered
 
-Sets in tests/eval/capture/: `tuning` (22 sessions, owners a-m) and `heldout` (15 sessions,
-owners n-z, written by someone who saw neither the code nor the tuning set; never used to
-pick a parameter). Each labelled lesson names the 1-based lines of the session file where
-it shows. A moment covers a lesson when one of the lesson's lines lies within `SLACK` lines
-of the moment's span (a refusal's reason sits a line or two after the refused call).
+Sets in tests/eval/capture/: `tuning` (22 sessions, owners a-m), `fresh` (9 sessions of
+other owners, labelled blind later; measured once untouched, then a tuning set) and `heldout`
+(15 sessions, owners n-z, written by someone who saw neither the code nor the tuning set;
+never used to pick a parameter). Each labelled lesson names the 1-based lines of the
+session file where it shows. A moment covers a lesson when one of the lesson's lines lies
+within `SLACK` lines of the moment's span (a refusal's reason sits a line or two after the
+refused call).
 
 Reported, overall and by kind of lesson and by strength: coverage (share of labelled lessons
 some moment covers), moments per session, and moments per session labelled empty.
@@ -110,11 +112,16 @@ def _print(report: dict[str, Any], *, misses: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("tuning", "heldout", "both"), default="both")
+    parser.add_argument(
+        "--set",
+        choices=("tuning", "fresh", "heldout", "both"),
+        default="both",
+        help="both = every set: tuning, fresh, then heldout",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    names = ("tuning", "heldout") if args.set == "both" else (args.set,)
+    names = ("tuning", "fresh", "heldout") if args.set == "both" else (args.set,)
     reports = [evaluate(name) for name in names]
     if args.json:
         print(json.dumps(reports, indent=2, ensure_ascii=False))

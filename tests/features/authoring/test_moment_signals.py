@@ -404,3 +404,80 @@ def test_installing_the_package_new_code_imports_is_a_moment_but_no_draft(tmp_pa
     assert [m["why"] for m in result.undrafted] == [
         "a package new code needs: ordinary work, not a lesson"
     ]
+
+
+# The cases below follow sessions of the fresh set (tests/eval/capture/fresh), which the
+# code before them covered 1 of 6 lessons of, measured before any change was made for it.
+
+
+def test_a_command_rerun_another_way_that_fails_differently_got_past_its_failure(
+    tmp_path: Path,
+) -> None:
+    """Codex on Windows: dot-sourcing a quoted path inside -Command fails to parse; `&` gets
+    past it (to a usage error). "Expected" inside PowerShell's error id is no test failure."""
+    parse = ("Die Zeichenfolge hat kein Abschlusszeichen: '.\r\n    + CategoryInfo : ParserError: "
+             "(:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : "
+             "TerminatorExpectedAtEndOfString")  # fmt: skip
+    usage = "create-new-feature.ps1 : Usage: ./create-new-feature.ps1 [-Json] <feature description>"
+    session = _codex(tmp_path, [
+        ("user", "Lege die Feature-Spezifikation an."),
+        ("shell", "call_1", "powershell -NoProfile -Command . '.specify/scripts/new.ps1' -Json x"),
+        ("output", "call_1", parse, 1),
+        ("shell", "call_2", "powershell -NoProfile -ExecutionPolicy Bypass -Command & .specify/scripts/new.ps1 -Json x"),
+        ("output", "call_2", usage, 1),
+    ], "E:\\ANPR\\anpr_system")  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.lines) == ("error-fix", [3, 5])
+    assert "ParserError" in moment.error and "-ExecutionPolicy" in moment.fixed
+
+
+def test_what_the_machine_refuses_and_never_allows_is_a_moment_without_a_draft(
+    tmp_path: Path,
+) -> None:
+    denied = ("Exit code 1\nwarning: unable to unlink '.claude/commands/done.md': Permission denied\n"
+              "error: Your local changes to the following files would be overwritten by checkout")  # fmt: skip
+    session = _claude(tmp_path, [
+        ("user", "Switch to main and pull."),
+        ("call", "toolu_1", "Bash", {"command": "git status --short && git checkout main && git pull"}),
+        ("result", "toolu_1", denied, True),
+        ("assistant", "The .claude files are owned by another user in this container."),
+    ], cwd="/workspace/riemannian_flow_det")  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.operation, moment.lines) == ("blocked", "git checkout", [2, 3])
+    assert moment.error.endswith("Permission denied")
+    result = extract_sessions([session], None)
+    assert result.drafts == [] and [m["moment"] for m in result.undrafted] == ["blocked"]
+
+
+def test_a_refusal_the_agent_then_gets_past_is_no_blocked_moment(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Install the hooks."),
+        ("call", "toolu_1", "Bash", {"command": "cp hooks/pre-commit /usr/local/bin/"}),
+        ("result", "toolu_1", "cp: /usr/local/bin/pre-commit: Permission denied", True),
+        ("call", "toolu_2", "Bash", {"command": "cp hooks/pre-commit .git/hooks/"}),
+        ("result", "toolu_2", "", False),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == []
+
+
+def test_a_failure_the_person_pastes_with_a_question_is_still_a_moment(tmp_path: Path) -> None:
+    pasted = ("(base) mark@MacBook-Pro workspace %   code --install-extension anthropic.claude-code\n"
+              "zsh: command not found: code\n(base) mark@MacBook-Pro workspace % 이라는데?")  # fmt: skip
+    session = _claude(tmp_path, [
+        ("user", "VS Code 확장 설치 오류 좀 안 뜨게 고쳐줘"),
+        ("assistant", "Run `code --install-extension anthropic.claude-code` again."),
+        ("user", pasted),
+    ])  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("pasted-error", [3])]
+
+
+def test_the_harness_api_errors_are_not_the_agent_speaking(tmp_path: Path) -> None:
+    path = Path(_claude(tmp_path, [
+        ("user", "Why does this fail?"),
+        ("assistant", "Not logged in · Please run /login"),
+    ]))  # fmt: skip
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[1]["message"]["model"] = "<synthetic>"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    kinds = [t.kind for t in read_session(str(path), max_bytes=1 << 20).turns]
+    assert kinds == ["user", "injected"]

@@ -299,3 +299,21 @@ def test_the_teams_prompt_is_used_and_a_linked_one_is_refused(
     own.symlink_to(secret)
     refused = orbit("learning", "extract", CODEX, "--with", command)
     assert refused.code == 1 and "extract-prompt.md" in refused.err
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [("add a CSV export to the reports page", "add a CSV export to the reports page"),
+     ("$ARGUMENTS", "")],
+)  # fmt: skip
+def test_a_prompt_file_a_command_expands_is_the_harness_but_what_was_typed(
+    tmp_path: Path, typed: str, expected: str
+) -> None:
+    """Any prompt file with front matter (Codex prompts, Claude Code commands, spec-kit's
+    older `/specify`): the person's words are its argument, none when it stayed `$ARGUMENTS`."""
+    expanded = ("---\ndescription: Create or update the feature specification.\n---\n\nThe user "
+                "input to you can be provided directly by the agent or as a command argument - you "
+                f"**MUST** consider it before proceeding.\n\nUser input:\n\n{typed}\n\nGiven that "
+                "feature description, do this:\n1. Run the script. All file paths must be absolute.")  # fmt: skip
+    session = read_session(_session(tmp_path, [("user", expanded)]), max_bytes=1 << 20)
+    assert [(t.kind, t.text) for t in session.turns] == [("user", expected)]

@@ -57,6 +57,7 @@ _DEICTIC = re.compile(
 AGENT_SIDE = {
     "refused": "a refusal without a word: what it means is the reviewer's call",
     "unreachable": "a path on one machine, not a rule for the team",
+    "blocked": "what the machine refused: the reviewer reads the lesson off the failure",
 }
 
 

@@ -29,7 +29,11 @@ from orbit_learnings.curation.capture.moments.base import (
     changed_files,
     rule_cue,
 )
-from orbit_learnings.curation.capture.moments.environment import hangs, unreachable_paths
+from orbit_learnings.curation.capture.moments.environment import (
+    hangs,
+    machine_refusals,
+    unreachable_paths,
+)
 from orbit_learnings.curation.capture.moments.findings import findings
 from orbit_learnings.curation.capture.moments.operations import (
     error_fix_moments,
@@ -49,6 +53,7 @@ def find_moments(session: Session) -> list[Moment]:
     turns = [t for t in session.turns if not t.sidechain]
     found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
     found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
+    found += machine_refusals(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
     return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
 

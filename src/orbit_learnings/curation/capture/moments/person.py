@@ -217,8 +217,8 @@ def score(base: float, said: str, *, shown: bool = False) -> float:
         value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
     if words < 3:
         value -= 0.3  # "yes", "continue", "ok go"
-    if (QUESTION.search(text) or ASKING.match(text)) and not strong:
-        value -= 0.3  # a question asks; it rarely states a rule
+    if (QUESTION.search(text) or ASKING.match(text)) and not strong and not shown:
+        value -= 0.3  # a question asks; it rarely states a rule (a pasted failure shows one)
     if REPORT.search(text) and not strong and not shown:
         value -= 0.15  # a bug report or an observation: the lesson is not in these words
     if len(text) > 1500:
