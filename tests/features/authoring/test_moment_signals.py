@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from orbit_learnings.curation.capture import moments
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.readers import read_session
@@ -481,3 +483,32 @@ def test_the_harness_api_errors_are_not_the_agent_speaking(tmp_path: Path) -> No
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     kinds = [t.kind for t in read_session(str(path), max_bytes=1 << 20).turns]
     assert kinds == ["user", "injected"]
+
+
+@pytest.mark.parametrize(
+    ("task", "rule"),
+    [
+        ("请在 conda 环境 single_ptz 中开发。\n❗ 禁止使用 base 环境\n完成后提交。", "❗ 禁止使用 base 环境"),
+        ("Add the export button. Never commit `.env.local`; the CI reads secrets from the vault.",
+         "Never commit `.env.local`; the CI reads secrets from the vault."),
+    ],
+)  # fmt: skip
+def test_a_standing_rule_stated_with_the_task_is_a_moment(
+    tmp_path: Path, task: str, rule: str
+) -> None:
+    session = _claude(tmp_path, [("user", task), ("assistant", "On it.")])
+    assert [(m.kind, m.lines, m.said) for m in _found(session)] == [("stated", [1], rule)]
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "The page should always show the total. Make it responsive.",  # nothing concrete
+        "NEVER break character until given an exit command.",  # a persona prompt
+        "Why does `make test` never finish?",  # a question
+        "The endpoint must return 404 for unknown `ids`.",  # the task's requirement
+    ],
+)
+def test_the_task_itself_is_no_stated_rule(tmp_path: Path, task: str) -> None:
+    session = _claude(tmp_path, [("user", task), ("assistant", "On it.")])
+    assert _found(session) == []

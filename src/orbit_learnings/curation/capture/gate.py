@@ -48,6 +48,7 @@ _DEICTIC = re.compile(
     r"\b(the|that|this|those|these) ([\w-]+ ){0,3}(I|you) (gave|provided|mentioned|sent|showed|"
     r"shared|linked|pasted|attached)\b|\b(the above|as (mentioned |shown |said )?above|"
     r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
+    r"(该|那个)(文件夹|目录|文件|路径)|"
     r"上述|前面的|以上的|上記|先ほどの",
     re.I,
 )

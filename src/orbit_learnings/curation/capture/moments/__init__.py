@@ -7,7 +7,8 @@ Signals that hold in any language and with any model's manners, by who shows the
   worked), `redo` (the person spoke right after the agent's edit or command, and the agent
   edited that file again or ran that operation another way), a failure the person
   answers or shows from their own terminal, and a later message that reads as a rule
-  (or that the agent writes into an instructions file);
+  (or that the agent writes into an instructions file); `stated`, a standing rule about
+  something concrete in the message that states the task;
 - the work (`operations`): `error-fix`, one operation failing, then succeeding after a
   change of the command itself or of a configuration file, or a missing command replaced
   by a related one that ran;

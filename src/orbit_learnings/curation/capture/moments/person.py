@@ -94,7 +94,8 @@ def person_moments(turns: list[Turn]) -> list[Moment]:
         elif _after_refusal(turns, position):
             moments.append(_moment("rejection", 0.8, turn, turn.text, turns, position))
         elif not seen_task:
-            seen_task = True  # the first message states the task; it corrects nothing
+            seen_task = True  # the first message states the task; a standing rule in it counts
+            moments += stated_in_task(turn)
         else:
             kind = _follow_up_kind(turns, position)
             moment = _moment(kind, _BASE[kind], turn, turn.text, turns, position)
@@ -269,3 +270,44 @@ def _commands(span: list[Turn]) -> dict[str, str]:
         if key is not None:
             ran.setdefault(key, command)
     return ran
+
+
+# --- a standing rule stated with the task ------------------------------------------------------
+
+STATED = 0.5
+# Words that make a sentence a standing rule rather than this task's requirement: "never",
+# "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
+# "the page should show X" is its requirement, "you must not commit .env" a rule).
+_STANDING = re.compile(
+    r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
+    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|"
+    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя)\b"
+    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|"
+    r"しないで|禁止|必ず|常に|今後|てはいけない|항상|절대|하지 마",
+    re.I,
+)
+# Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
+# sentence any word in Latin script (`base`, `conda`, `pnpm`) names a technical thing.
+_CONCRETE = re.compile(
+    r"`[^`]+`|(?<![\w])[\w.-]*/[\w./-]+|\b\w+\.(py|js|ts|json|ya?ml|toml|md|sh|env|lock)\b|"
+    r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z][\w.-]{1,}")
+_PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+")
+
+
+def stated_in_task(turn: Turn) -> list[Moment]:
+    """The one sentence of the task's message that states a standing rule about something
+    concrete ("禁止使用 base 环境", "never commit `.env`"), as its own moment."""
+    best = ""
+    for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
+        if not 8 <= len(sentence) <= 240 or not _STANDING.search(sentence):
+            continue
+        if QUESTION.search(sentence) or ASKING.match(sentence):
+            continue
+        cjk = bool(_CJK.search(sentence))
+        if (_LATIN_WORD.search(sentence) if cjk else _CONCRETE.search(sentence)) and not best:
+            best = sentence
+    return [Moment("stated", [turn.line], STATED, said=best)] if best else []
+
