@@ -512,3 +512,23 @@ def test_a_standing_rule_stated_with_the_task_is_a_moment(
 def test_the_task_itself_is_no_stated_rule(tmp_path: Path, task: str) -> None:
     session = _claude(tmp_path, [("user", task), ("assistant", "On it.")])
     assert _found(session) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the integration tests need `docker compose up -d db` first", True),  # a fact, no cue
+        ("now add a test for `parse_invoice`", False),  # the task's next step
+        ("为什么我提交的pr有43个文件改动,明明代码只改动了一行", False),  # a question, no "?"
+    ],
+)
+def test_a_later_statement_about_something_concrete_is_a_moment(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Make the invoice tests pass."),
+        ("call", "toolu_1", "Bash", {"command": "ls tests"}),
+        ("result", "toolu_1", "test_invoice.py", False),
+        ("user", said),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == (["follow-up"] if kept else [])

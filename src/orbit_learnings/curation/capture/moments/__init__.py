@@ -56,7 +56,19 @@ def find_moments(session: Session) -> list[Moment]:
     found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
     found += machine_refusals(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
-    return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+    return sorted(_one_per_line(kept)[:PER_SESSION], key=lambda m: m.lines[0])
+
+
+def _one_per_line(moments: list[Moment]) -> list[Moment]:
+    """The strongest moment of each key line: a message that is a path out of reach is not
+    also a follow-up (moments come strongest first)."""
+    seen: set[int] = set()
+    kept = []
+    for moment in moments:
+        if moment.lines[0] not in seen:
+            seen.add(moment.lines[0])
+            kept.append(moment)
+    return kept
 
 
 __all__ = [

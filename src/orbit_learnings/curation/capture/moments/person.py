@@ -31,7 +31,15 @@ from orbit_learnings.curation.capture.sessions import (
     Turn,
 )
 
-FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
+FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue or a concrete thing
+CONCRETE = 0.05
+# A message that opens with this task's next step ("add …", "now fix …"): work, not a fact.
+_TASK_OPENING = re.compile(
+    r"^\W*(now |then |also |and |please |pls |ok,? |okay,? )*(add|fix|create|implement|update|"
+    r"make|build|remove|delete|change|write|refactor|rename|move|run|try|check|show|commit|"
+    r"push|deploy|continue|go|do|let'?s)\b",
+    re.I,
+)
 _BASE = {
     "queued": 0.55,
     "redo": 0.55,
@@ -40,9 +48,9 @@ _BASE = {
     "follow-up": FOLLOW_UP,
 }
 ASKING = re.compile(
-    r"^\W*(how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|should i|"
-    r"wie|was|warum|wo|comment|pourquoi|cómo|qué|por qué|como|почему|как|что|"
-    r"为什么|什么|怎么|如何|是否|どう|なぜ|何)\b",
+    r"^\W*((how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|should i|"
+    r"wie|was|warum|wo|comment|pourquoi|cómo|qué|por qué|como|почему|как|что)\b|"
+    r"为什么|什么|怎么|如何|是否|どう|なぜ|何)",  # no word boundary between CJK characters
     re.I,
 )
 REPORT = re.compile(
@@ -129,7 +137,8 @@ def _one_per_saying(moments: list[Moment]) -> list[Moment]:
 
 def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
     files = files_in(turns[max(0, at - 6) : at + 6])
-    value = score(base, said, shown=kind == "pasted-error")
+    answering = QUESTION.search(_last_words(turns, at)[-300:]) is not None
+    value = score(base, said, shown=kind == "pasted-error", answering=answering)
     return Moment(kind, [turn.line], value, said=said.strip(), files=files)
 
 
@@ -206,12 +215,16 @@ def _answered(turns: list[Turn], at: int) -> bool:
     return False
 
 
-def score(base: float, said: str, *, shown: bool = False) -> float:
-    """How likely the words state a rule worth keeping."""
+def score(base: float, said: str, *, shown: bool = False, answering: bool = False) -> float:
+    """How likely the words state a rule worth keeping (`answering`: the agent had just asked
+    something, so a path or a name in the message answers it rather than states a fact)."""
     text = said.strip()
     words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
     value = base + cue_weight(text)
     strong = bool(STRONG_CUES.search(text))
+    concrete = _CONCRETE.search(text) and not _TASK_OPENING.match(text)
+    if concrete and not cue_weight(text) and not answering:
+        value += CONCRETE  # a statement about named code, a path, a flag: often a fact to keep
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
