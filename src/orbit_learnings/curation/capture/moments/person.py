@@ -323,4 +323,3 @@ def stated_in_task(turn: Turn) -> list[Moment]:
         if (_LATIN_WORD.search(sentence) if cjk else _CONCRETE.search(sentence)) and not best:
             best = sentence
     return [Moment("stated", [turn.line], STATED, said=best)] if best else []
-
