@@ -35,9 +35,14 @@ SLACK = 3
 def load(name: str) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe").load((SETS / name / "labels.yaml").read_text(encoding="utf-8"))
+    data = YAML(typ="safe").load((folder(name) / "labels.yaml").read_text(encoding="utf-8"))
     sessions: list[dict[str, Any]] = data["sessions"]
     return sessions
+
+
+def folder(name: str) -> Path:
+    """A set of tests/eval/capture by name, or any folder holding a labels.yaml (`--dir`)."""
+    return Path(name) if "/" in name else SETS / name
 
 
 def covers(span: list[int], lesson: dict[str, Any]) -> bool:
@@ -54,7 +59,7 @@ def evaluate(name: str) -> dict[str, Any]:
     misses: list[dict[str, Any]] = []
     files: list[dict[str, object]] = []
     for session in load(name):
-        path = str(SETS / name / session["file"])
+        path = str(folder(name) / session["file"])
         result = extract_sessions([path], None)
         files.extend(result.files)
         spans = [m.lines for _, m in result.moments]
@@ -118,10 +123,15 @@ def main() -> int:
         default="both",
         help="both = every set: tuning, fresh, then heldout",
     )
+    parser.add_argument(
+        "--dir", help="a folder with labels.yaml and sessions/, in the same schema (not committed)"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
     names = ("tuning", "fresh", "heldout") if args.set == "both" else (args.set,)
+    if args.dir:
+        names = (str(Path(args.dir).resolve()),)
     reports = [evaluate(name) for name in names]
     if args.json:
         print(json.dumps(reports, indent=2, ensure_ascii=False))
