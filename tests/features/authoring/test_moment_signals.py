@@ -532,3 +532,43 @@ def test_a_later_statement_about_something_concrete_is_a_moment(
         ("user", said),
     ])  # fmt: skip
     assert [m.kind for m in _found(session)] == (["follow-up"] if kept else [])
+
+
+# From a local corpus of 32 more public sessions (fetched, so kept out of git; see the
+# closing note): what people say mid-session, read by what the agent does next.
+
+
+def test_a_preference_the_agent_turns_into_a_setting_is_a_moment(tmp_path: Path) -> None:
+    config = "/Users/dev/dotfiles/.config/ghostty/config"
+    session = _claude(tmp_path, [
+        ("user", "Tidy my terminal setup."),
+        ("call", "toolu_1", "Bash", {"command": "ls ~/.config"}),
+        ("result", "toolu_1", "ghostty zellij", False),
+        ("user", "And I'd like to have brogrammer as my Ghostty theme."),
+        ("call", "toolu_2", "Edit", {"file_path": config, "old_string": "theme = catppuccin-mocha",
+                                     "new_string": "theme = brogrammer"}),
+        ("result", "toolu_2", "The file has been updated.", False),
+    ], cwd="/Users/dev/dotfiles")  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("follow-up", [4])]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("should I uninstall github copilot chat then?", False),  # asks, rule word or not
+        ("Could you also add this to README.md? In Obstruct, classes or structs are declared "
+         "with the keyword `cls`.", True),  # asks, then states
+        ("1", False),  # picks an option
+        ("no, it still does not work", False),  # a report
+    ],
+)  # fmt: skip
+def test_a_question_an_option_or_a_report_is_no_moment(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Clean up my VS Code extensions."),
+        ("call", "toolu_1", "Bash", {"command": "npm run build"}),
+        ("result", "toolu_1", "error TS2304: Cannot find name 'cls'", True),
+        ("user", said),
+    ])  # fmt: skip
+    assert bool(_found(session)) is kept

@@ -22,6 +22,7 @@ from orbit_learnings.curation.capture.moments.base import (
     failed,
     files_in,
 )
+from orbit_learnings.curation.capture.moments.operations import CONFIG
 from orbit_learnings.curation.capture.sessions import (
     ASSISTANT,
     INTERRUPT,
@@ -55,7 +56,9 @@ ASKING = re.compile(
 )
 REPORT = re.compile(
     r"\b(Error|Exception|Uncaught|Traceback|undefined|null|crash\w*|fails?|failed|"
-    r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк",
+    r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк|"
+    r"(?i:\b(does not|doesn'?t|did not|didn'?t|still (does ?n[o']t|not)) work|"
+    r"\bstill (get(ting)? )?(an )?error)",
 )
 # Questions without a question mark, as Chinese, Japanese and Korean often write them: a
 # final particle before a comma or the end, an A-not-A question ("会不会", "有没有").
@@ -73,7 +76,8 @@ _THANKS = re.compile(
 # Agreeing with what the agent proposed ("yes, let's try option 1", "ok go ahead"): a choice,
 # rarely a rule, unless a rule cue follows.
 _AGREEING = re.compile(
-    r"^\W*(yes|yeah|yep|yup|ok(ay)?|sure|go ahead|let'?s (do|go|try)|sounds good|"
+    r"^\W*(\d{1,2}\W*$|(option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
+    r"let'?s (do|go|try)|sounds good|"
     r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
 )
@@ -152,12 +156,24 @@ _INSTRUCTIONS = re.compile(
 KEPT_AS_RULE = 0.2
 
 
+# Settings a person keeps: a configuration file by its shape (`operations.CONFIG`), a
+# dotfile's folder (`~/.config/zellij/config.kdl`), `settings.json`, `*.conf`.
+_SETTINGS = re.compile(r"(^|/)\.config/|(^|/)(config|settings)(\.\w+)?$|\.(conf|kdl|ini)$")
+SET_AS_SETTING = 0.1
+
+
 def _kept_as_rule(moment: Moment, turns: list[Turn], at: int) -> Moment:
     """A message the agent answers by writing an instructions file (CLAUDE.md, AGENTS.md,
-    .cursor/rules/…) states a standing rule, whatever its language or wording."""
-    written = edited(agent_span(turns, at, 1))
-    if any(_INSTRUCTIONS.search(commands.normalise_path(path)) for path in written):
-        moment.score = round(min(moment.score + KEPT_AS_RULE, 1.0), 2)
+    .cursor/rules/…) states a standing rule, whatever its language or wording; one it
+    answers by changing a setting ("there shouldn't be any pane labels" → `pane_frames
+    false`) states a preference that lasts."""
+    written = [commands.normalise_path(path) for path in edited(agent_span(turns, at, 1))]
+    lift = 0.0
+    if any(_INSTRUCTIONS.search(path) for path in written):
+        lift = KEPT_AS_RULE
+    elif any(_SETTINGS.search(path) or CONFIG.search(path) for path in written):
+        lift = SET_AS_SETTING
+    moment.score = round(min(moment.score + lift, 1.0), 2)
     return moment
 
 
@@ -231,13 +247,28 @@ def score(base: float, said: str, *, shown: bool = False, answering: bool = Fals
         value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
     if words < 3:
         value -= 0.3  # "yes", "continue", "ok go"
-    if (QUESTION.search(text) or ASKING.match(text)) and not strong and not shown:
+    if _only_asks(text, strong=strong) and not shown:
         value -= 0.3  # a question asks; it rarely states a rule (a pasted failure shows one)
     if REPORT.search(text) and not strong and not shown:
         value -= 0.15  # a bug report or an observation: the lesson is not in these words
     if len(text) > 1500:
         value -= 0.25  # a pasted spec or log, not a lesson
     return round(min(value, 1.0), 2)
+
+
+def _only_asks(text: str, *, strong: bool) -> bool:
+    """Whether the message asks rather than states: a question mark without a rule word, or
+    an opening "how / should I / could you…" even with one ("how should we…?"), unless a
+    later sentence states something ("Could you add this to the README? Classes are
+    declared with `cls`.")."""
+    if not ASKING.match(text):
+        return bool(QUESTION.search(text)) and not strong
+    stated = [
+        s
+        for s in _PARTS.split(text)[1:]
+        if len(s.split()) >= 4 and not (ASKING.match(s) or QUESTION.search(s))
+    ]
+    return not stated
 
 
 def _next_said(turns: list[Turn], at: int) -> str:
