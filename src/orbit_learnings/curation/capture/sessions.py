@@ -124,10 +124,21 @@ def _expanded(text: str) -> str | None:
     return "" if said.startswith("$ARGUMENTS") else said
 
 
+# Codex's IDE extension wraps what was typed in the editor's context (the active file, the
+# selection, the open tabs); the person's words follow its last heading.
+_IDE_CONTEXT = "# Context from my IDE setup:"
+_IDE_REQUEST = "## My request for Codex:"
+
+
 def person_text(text: str) -> tuple[str, str]:
     """(kind, text) of text found in a user turn: the person's words, an interruption with
     what follows it, or the harness's injected text."""
     stripped = _SYSTEM_REMINDER.sub("", text).strip()
+    if stripped.startswith(_IDE_CONTEXT):
+        _, found, request = stripped.partition(_IDE_REQUEST)
+        if not found:
+            return INJECTED, stripped
+        stripped = request.strip()
     said = _expanded(stripped)
     if said is not None:  # the person ran a command: a task, even when they typed nothing
         return USER, said
