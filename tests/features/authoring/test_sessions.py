@@ -317,3 +317,21 @@ def test_a_prompt_file_a_command_expands_is_the_harness_but_what_was_typed(
                 "feature description, do this:\n1. Run the script. All file paths must be absolute.")  # fmt: skip
     session = read_session(_session(tmp_path, [("user", expanded)]), max_bytes=1 << 20)
     assert [(t.kind, t.text) for t in session.turns] == [("user", expected)]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [[("user", "no, there is still an error")], [("user", "[Request interrupted by user]")]],
+)
+def test_a_cause_the_person_then_says_was_not_it_is_no_moment(
+    tmp_path: Path, after: list[tuple[str, object]]
+) -> None:
+    """An unresolved session's guesses are no gotcha: the person says it still fails, or
+    stops the agent right after it names the cause."""
+    asked = _session(
+        tmp_path,
+        [("user", "Why does the import fail?"),
+         ("assistant", "The issue is that `ConnectHandler` is imported on line 9 but not used."),
+         *after],
+    )  # fmt: skip
+    assert moments.find_moments(read_session(asked, max_bytes=1 << 20)) == []

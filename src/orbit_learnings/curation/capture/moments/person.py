@@ -171,7 +171,9 @@ def _kept_as_rule(moment: Moment, turns: list[Turn], at: int) -> Moment:
     lift = 0.0
     if any(_INSTRUCTIONS.search(path) for path in written):
         lift = KEPT_AS_RULE
-    elif any(_SETTINGS.search(path) or CONFIG.search(path) for path in written):
+    elif any(_SETTINGS.search(p) or CONFIG.search(p) for p in written) and not REPORT.search(
+        moment.said
+    ):  # "I added it to the settings and still get an error" reports; it prefers nothing
         lift = SET_AS_SETTING
     moment.score = round(min(moment.score + lift, 1.0), 2)
     return moment
@@ -239,7 +241,7 @@ def score(base: float, said: str, *, shown: bool = False, answering: bool = Fals
     value = base + cue_weight(text)
     strong = bool(STRONG_CUES.search(text))
     concrete = _CONCRETE.search(text) and not _TASK_OPENING.match(text)
-    if concrete and not cue_weight(text) and not answering:
+    if concrete and not cue_weight(text) and not answering and words >= 3:
         value += CONCRETE  # a statement about named code, a path, a flag: often a fact to keep
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
