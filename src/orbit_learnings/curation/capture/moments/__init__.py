@@ -18,7 +18,8 @@ Signals that hold in any language and with any model's manners, by who shows the
   a question, a report or a failure.
 
 Each moment keeps its evidence: the line numbers, the person's words, the failing output
-and the commands or files that changed. The strongest `PER_SESSION` of a session are kept.
+and the commands or files that changed. The strongest are kept: `PER_SESSION`, or one per
+two of the person's messages in a longer session.
 """
 
 from __future__ import annotations
@@ -43,22 +44,24 @@ from orbit_learnings.curation.capture.moments.operations import (
     what_changed,
 )
 from orbit_learnings.curation.capture.moments.person import person_moments
-from orbit_learnings.curation.capture.sessions import Session
+from orbit_learnings.curation.capture.sessions import USER, Session
 
 THRESHOLD = 0.45  # chosen on the tuning set only (scripts/eval_capture.py)
-PER_SESSION = (
-    5  # chosen on the tuning sets (tuning, fresh, a local corpus): 1.8 a session on average
-)
+# At least this many moments a session, or one per two of the person's messages in a longer
+# one (chosen on the tuning sets: tuning, fresh and two local corpora; 1.8-2.7 a session).
+PER_SESSION = 5
 
 
 def find_moments(session: Session) -> list[Moment]:
-    """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
+    """The session's strongest moments, at most `PER_SESSION` or one per two of the person's
+    messages (a long conversation holds more lessons), in the order they happened."""
     turns = [t for t in session.turns if not t.sidechain]
     found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
     found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
     found += machine_refusals(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
-    return sorted(_one_per_line(kept)[:PER_SESSION], key=lambda m: m.lines[0])
+    room = max(PER_SESSION, sum(1 for t in turns if t.kind == USER and t.text.strip()) // 2)
+    return sorted(_one_per_line(kept)[:room], key=lambda m: m.lines[0])
 
 
 def _one_per_line(moments: list[Moment]) -> list[Moment]:
