@@ -100,15 +100,18 @@ def to_markdown(entries: list[dict[str, Any]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sessions", nargs="*", help="session files, drafted as one run")
-    parser.add_argument("--set", choices=("tuning", "heldout"), help="a labelled set's sessions")
+    parser.add_argument(
+        "--set", choices=("tuning", "fresh", "heldout"), help="a labelled set's sessions"
+    )
+    parser.add_argument("--dir", help="a folder of sessions/ (a corpus kept out of git)")
     parser.add_argument("--seed", type=int, help="shuffle the drafts (blind review)")
     parser.add_argument("--src", help="draft with another checkout's src/ (e.g. main's: before)")
     parser.add_argument("--json", action="store_true", help="one JSON object per draft")
     args = parser.parse_args()
     if args.src:
         sys.path.insert(0, str(Path(args.src).resolve()))
-    if args.set:
-        folder = SETS / args.set / "sessions"
+    if args.set or args.dir:
+        folder = Path(args.dir) / "sessions" if args.dir else SETS / args.set / "sessions"
         groups = [[str(p)] for p in sorted(folder.glob("*.jsonl"))]
     elif args.sessions:
         groups = [list(args.sessions)]

@@ -5,11 +5,13 @@
     python scripts/eval_capture.py --set heldout --json
     python scripts/eval_capture.py --misses         # the labelled lessons no moment covered
 
-Sets in tests/eval/capture/: `tuning` (22 sessions, owners a-m) and `heldout` (15 sessions,
-owners n-z, written by someone who saw neither the code nor the tuning set; never used to
-pick a parameter). Each labelled lesson names the 1-based lines of the session file where
-it shows. A moment covers a lesson when one of the lesson's lines lies within `SLACK` lines
-of the moment's span (a refusal's reason sits a line or two after the refused call).
+Sets in tests/eval/capture/: `tuning` (22 sessions, owners a-m), `fresh` (9 sessions of
+other owners, labelled blind later; measured once untouched, then a tuning set) and `heldout`
+(15 sessions, owners n-z, written by someone who saw neither the code nor the tuning set;
+never used to pick a parameter). Each labelled lesson names the 1-based lines of the
+session file where it shows. A moment covers a lesson when one of the lesson's lines lies
+within `SLACK` lines of the moment's span (a refusal's reason sits a line or two after the
+refused call).
 
 Reported, overall and by kind of lesson and by strength: coverage (share of labelled lessons
 some moment covers), moments per session, and moments per session labelled empty.
@@ -33,9 +35,14 @@ SLACK = 3
 def load(name: str) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe").load((SETS / name / "labels.yaml").read_text(encoding="utf-8"))
+    data = YAML(typ="safe").load((folder(name) / "labels.yaml").read_text(encoding="utf-8"))
     sessions: list[dict[str, Any]] = data["sessions"]
     return sessions
+
+
+def folder(name: str) -> Path:
+    """A set of tests/eval/capture by name, or any folder holding a labels.yaml (`--dir`)."""
+    return Path(name) if "/" in name else SETS / name
 
 
 def covers(span: list[int], lesson: dict[str, Any]) -> bool:
@@ -52,7 +59,7 @@ def evaluate(name: str) -> dict[str, Any]:
     misses: list[dict[str, Any]] = []
     files: list[dict[str, object]] = []
     for session in load(name):
-        path = str(SETS / name / session["file"])
+        path = str(folder(name) / session["file"])
         result = extract_sessions([path], None)
         files.extend(result.files)
         spans = [m.lines for _, m in result.moments]
@@ -110,11 +117,21 @@ def _print(report: dict[str, Any], *, misses: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("tuning", "heldout", "both"), default="both")
+    parser.add_argument(
+        "--set",
+        choices=("tuning", "fresh", "heldout", "both"),
+        default="both",
+        help="both = every set: tuning, fresh, then heldout",
+    )
+    parser.add_argument(
+        "--dir", help="a folder with labels.yaml and sessions/, in the same schema (not committed)"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    names = ("tuning", "heldout") if args.set == "both" else (args.set,)
+    names = ("tuning", "fresh", "heldout") if args.set == "both" else (args.set,)
+    if args.dir:
+        names = (str(Path(args.dir).resolve()),)
     reports = [evaluate(name) for name in names]
     if args.json:
         print(json.dumps(reports, indent=2, ensure_ascii=False))

@@ -63,7 +63,13 @@ def test_only_rules_the_reviewers_kept_are_drafted(entries: list[dict[str, objec
     assert set(summaries) >= KEPT_BY_REVIEWERS
     assert any(s.startswith("Cada ejercicio") for s in summaries)  # kept by both, with edits
     assert not [s for s in summaries if s.startswith(REJECTED_BY_REVIEWERS)]
-    assert len(summaries) == len(KEPT_BY_REVIEWERS) + 1  # was 20 drafts, 8 of them kept
+    judged = [s for s in summaries if not s.startswith(NOT_YET_JUDGED)]
+    assert len(judged) == len(KEPT_BY_REVIEWERS) + 1  # was 20 drafts, 8 of them kept
+
+
+# Drafted since that review (more moments a session: `moments.PER_SESSION` 3 → 5); the
+# blind rounds of the closing note judge them with the other sets' drafts.
+NOT_YET_JUDGED = ("Hay que agregar el input",)
 
 
 def test_words_that_hold_no_rule_are_not_drafted(entries: list[dict[str, object]]) -> None:

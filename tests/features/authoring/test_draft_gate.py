@@ -6,6 +6,11 @@ the agent's setup questions), a failed-then-fixed command credited with the wron
 the agent's own sandbox, a path of one machine, a silent refusal read as "don't remove X".
 The sessions below are shaped as Claude Code writes them, with words from real public
 sessions (tests/eval/capture/tuning); each test failed before the gate (a draft was made).
+
+A second round: two more blind reviewers judged the 27 drafts of a local corpus of 57 more
+public sessions (fetched, so kept out of git) and agreed on every one: 6 kept. The shapes
+they rejected (the speaker's own state, a requirement of what is being built, a bug report,
+a pointer at "that", a fragment, a task in another language) are cases below.
 """
 
 from __future__ import annotations
@@ -71,6 +76,27 @@ def _said(kind: str, said: str) -> Moment:
          "one machine"),
         ("follow-up", "Never put the fixtures in /Users/bholt/scratch/fixtures", "one machine"),
         ("rejection", "always use relative paths with apply_patch", "the agent's own tool"),
+        # Rejected by both blind reviewers of the local corpus' 27 drafts (see the module doc):
+        ("follow-up", "I don't need to pass \"jaro\" into the specialArgs.", "the speaker's own"),
+        ("after-error", "It makes the user feel as though `nixpkgs` should be used at the callsite",
+         "the speaker's own"),
+        ("follow-up", "It should force the LLM to use only the commands mentioned in the prompt",
+         "a requirement of what is being built"),
+        ("interruption", "Must be updated to support the standards of this project",
+         "a requirement of what is being built"),
+        ("redo", "I like the new format, but now the code is not shown at all", "the speaker's own"),
+        ("pasted-error", "This means that there is a bug where parameters don't exist", "a bug report"),
+        ("pasted-error", "fatal: not a git repository (or any of the parent directories): .git",
+         "a bug report or an error"),
+        ("follow-up", "Dont touch that\\", "only the conversation shows"),
+        ("interruption", "Remember, we need something like:", "no rule"),
+        ("after-error", "Use this remote: https://github.com/acme/town.git", "only the conversation"),
+        ("after-error", "Don't change any other files", "a request for this task"),
+        ("follow-up", "We dont need the Visual, Swimlane contents to be stored anymore",
+         "a request for this task"),
+        ("interruption", "Instead of duplicate tables with the same structure", "a fragment"),
+        ("follow-up", "查看系统里所有端口占用状况，生成端口占用表`teacher/port.csv`", "a request for this task"),
+        ("interruption", "Dont run", "too short"),
     ],
 )  # fmt: skip
 def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:
@@ -92,6 +118,13 @@ def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why
                       "below 100"),  # "below" is no pointer at the conversation here
         ("follow-up", "from now on save claude skills in ~/.claude/skills, never in the repo",
          "From now on save claude skills in `~/.claude/skills`, never in the repo"),  # any home
+        # Kept by both blind reviewers of the local corpus' drafts:
+        ("interruption", "Pleas do not add your signature on the commit messages",
+         "Pleas do not add your signature on the commit messages"),
+        ("redo", "We don't need reversible migrations, we are in dev mode",
+         "We don't need reversible migrations, we are in dev mode"),
+        ("interruption", "The CLAUDE file is on the gitignore, dont talk about it",
+         "The CLAUDE file is on the gitignore, dont talk about it"),
     ],
 )  # fmt: skip
 def test_rules_the_reviewers_kept_are_still_drafted(kind: str, said: str, summary: str) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from orbit_learnings.curation.capture import moments
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.readers import read_session
@@ -404,3 +406,169 @@ def test_installing_the_package_new_code_imports_is_a_moment_but_no_draft(tmp_pa
     assert [m["why"] for m in result.undrafted] == [
         "a package new code needs: ordinary work, not a lesson"
     ]
+
+
+# The cases below follow sessions of the fresh set (tests/eval/capture/fresh), which the
+# code before them covered 1 of 6 lessons of, measured before any change was made for it.
+
+
+def test_a_command_rerun_another_way_that_fails_differently_got_past_its_failure(
+    tmp_path: Path,
+) -> None:
+    """Codex on Windows: dot-sourcing a quoted path inside -Command fails to parse; `&` gets
+    past it (to a usage error). "Expected" inside PowerShell's error id is no test failure."""
+    parse = ("Die Zeichenfolge hat kein Abschlusszeichen: '.\r\n    + CategoryInfo : ParserError: "
+             "(:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : "
+             "TerminatorExpectedAtEndOfString")  # fmt: skip
+    usage = "create-new-feature.ps1 : Usage: ./create-new-feature.ps1 [-Json] <feature description>"
+    session = _codex(tmp_path, [
+        ("user", "Lege die Feature-Spezifikation an."),
+        ("shell", "call_1", "powershell -NoProfile -Command . '.specify/scripts/new.ps1' -Json x"),
+        ("output", "call_1", parse, 1),
+        ("shell", "call_2", "powershell -NoProfile -ExecutionPolicy Bypass -Command & .specify/scripts/new.ps1 -Json x"),
+        ("output", "call_2", usage, 1),
+    ], "E:\\ANPR\\anpr_system")  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.lines) == ("error-fix", [3, 5])
+    assert "ParserError" in moment.error and "-ExecutionPolicy" in moment.fixed
+
+
+def test_what_the_machine_refuses_and_never_allows_is_a_moment_without_a_draft(
+    tmp_path: Path,
+) -> None:
+    denied = ("Exit code 1\nwarning: unable to unlink '.claude/commands/done.md': Permission denied\n"
+              "error: Your local changes to the following files would be overwritten by checkout")  # fmt: skip
+    session = _claude(tmp_path, [
+        ("user", "Switch to main and pull."),
+        ("call", "toolu_1", "Bash", {"command": "git status --short && git checkout main && git pull"}),
+        ("result", "toolu_1", denied, True),
+        ("assistant", "The .claude files are owned by another user in this container."),
+    ], cwd="/workspace/riemannian_flow_det")  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.operation, moment.lines) == ("blocked", "git checkout", [2, 3])
+    assert moment.error.endswith("Permission denied")
+    result = extract_sessions([session], None)
+    assert result.drafts == [] and [m["moment"] for m in result.undrafted] == ["blocked"]
+
+
+def test_a_refusal_the_agent_then_gets_past_is_no_blocked_moment(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Install the hooks."),
+        ("call", "toolu_1", "Bash", {"command": "cp hooks/pre-commit /usr/local/bin/"}),
+        ("result", "toolu_1", "cp: /usr/local/bin/pre-commit: Permission denied", True),
+        ("call", "toolu_2", "Bash", {"command": "cp hooks/pre-commit .git/hooks/"}),
+        ("result", "toolu_2", "", False),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == []
+
+
+def test_a_failure_the_person_pastes_with_a_question_is_still_a_moment(tmp_path: Path) -> None:
+    pasted = ("(base) mark@MacBook-Pro workspace %   code --install-extension anthropic.claude-code\n"
+              "zsh: command not found: code\n(base) mark@MacBook-Pro workspace % 이라는데?")  # fmt: skip
+    session = _claude(tmp_path, [
+        ("user", "VS Code 확장 설치 오류 좀 안 뜨게 고쳐줘"),
+        ("assistant", "Run `code --install-extension anthropic.claude-code` again."),
+        ("user", pasted),
+    ])  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("pasted-error", [3])]
+
+
+def test_the_harness_api_errors_are_not_the_agent_speaking(tmp_path: Path) -> None:
+    path = Path(_claude(tmp_path, [
+        ("user", "Why does this fail?"),
+        ("assistant", "Not logged in · Please run /login"),
+    ]))  # fmt: skip
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[1]["message"]["model"] = "<synthetic>"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    kinds = [t.kind for t in read_session(str(path), max_bytes=1 << 20).turns]
+    assert kinds == ["user", "injected"]
+
+
+@pytest.mark.parametrize(
+    ("task", "rule"),
+    [
+        ("请在 conda 环境 single_ptz 中开发。\n❗ 禁止使用 base 环境\n完成后提交。", "❗ 禁止使用 base 环境"),
+        ("Add the export button. Never commit `.env.local`; the CI reads secrets from the vault.",
+         "Never commit `.env.local`; the CI reads secrets from the vault."),
+    ],
+)  # fmt: skip
+def test_a_standing_rule_stated_with_the_task_is_a_moment(
+    tmp_path: Path, task: str, rule: str
+) -> None:
+    session = _claude(tmp_path, [("user", task), ("assistant", "On it.")])
+    assert [(m.kind, m.lines, m.said) for m in _found(session)] == [("stated", [1], rule)]
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "The page should always show the total. Make it responsive.",  # nothing concrete
+        "NEVER break character until given an exit command.",  # a persona prompt
+        "Why does `make test` never finish?",  # a question
+        "The endpoint must return 404 for unknown `ids`.",  # the task's requirement
+    ],
+)
+def test_the_task_itself_is_no_stated_rule(tmp_path: Path, task: str) -> None:
+    session = _claude(tmp_path, [("user", task), ("assistant", "On it.")])
+    assert _found(session) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the integration tests need `docker compose up -d db` first", True),  # a fact, no cue
+        ("now add a test for `parse_invoice`", False),  # the task's next step
+        ("为什么我提交的pr有43个文件改动,明明代码只改动了一行", False),  # a question, no "?"
+    ],
+)
+def test_a_later_statement_about_something_concrete_is_a_moment(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Make the invoice tests pass."),
+        ("call", "toolu_1", "Bash", {"command": "ls tests"}),
+        ("result", "toolu_1", "test_invoice.py", False),
+        ("user", said),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == (["follow-up"] if kept else [])
+
+
+# From a local corpus of 32 more public sessions (fetched, so kept out of git; see the
+# closing note): what people say mid-session, read by what the agent does next.
+
+
+def test_a_preference_the_agent_turns_into_a_setting_is_a_moment(tmp_path: Path) -> None:
+    config = "/Users/dev/dotfiles/.config/ghostty/config"
+    session = _claude(tmp_path, [
+        ("user", "Tidy my terminal setup."),
+        ("call", "toolu_1", "Bash", {"command": "ls ~/.config"}),
+        ("result", "toolu_1", "ghostty zellij", False),
+        ("user", "And I'd like to have brogrammer as my Ghostty theme."),
+        ("call", "toolu_2", "Edit", {"file_path": config, "old_string": "theme = catppuccin-mocha",
+                                     "new_string": "theme = brogrammer"}),
+        ("result", "toolu_2", "The file has been updated.", False),
+    ], cwd="/Users/dev/dotfiles")  # fmt: skip
+    assert [(m.kind, m.lines) for m in _found(session)] == [("follow-up", [4])]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("should I uninstall github copilot chat then?", False),  # asks, rule word or not
+        ("Could you also add this to README.md? In Obstruct, classes or structs are declared "
+         "with the keyword `cls`.", True),  # asks, then states
+        ("1", False),  # picks an option
+        ("no, it still does not work", False),  # a report
+    ],
+)  # fmt: skip
+def test_a_question_an_option_or_a_report_is_no_moment(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Clean up my VS Code extensions."),
+        ("call", "toolu_1", "Bash", {"command": "npm run build"}),
+        ("result", "toolu_1", "error TS2304: Cannot find name 'cls'", True),
+        ("user", said),
+    ])  # fmt: skip
+    assert bool(_found(session)) is kept

@@ -230,7 +230,7 @@ def test_with_a_model_command_the_moments_go_to_it_and_its_drafts_come_back(
     assert (draft["detector"], draft["summary"]) == ("model", "Add NOT NULL columns in three steps")
     assert draft["source"]["lines"] == [7] and draft["paths"] == ["db/migrations/**"]
     sent = json.loads(seen.read_text())
-    assert [m["kind"] for m in sent] == ["rejection", "queued", "interruption"]
+    assert [m["kind"] for m in sent] == ["rejection", "error-fix", "queued", "interruption"]
     broken = orbit("learning", "extract", CODEX, "--with", f"{sys.executable} -c 'print(1)'")
     assert broken.code == 1 and "JSON array" in broken.err
     missing = orbit("learning", "extract", CODEX, "--with", "no-such-model-cli -p")
@@ -299,3 +299,39 @@ def test_the_teams_prompt_is_used_and_a_linked_one_is_refused(
     own.symlink_to(secret)
     refused = orbit("learning", "extract", CODEX, "--with", command)
     assert refused.code == 1 and "extract-prompt.md" in refused.err
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [("add a CSV export to the reports page", "add a CSV export to the reports page"),
+     ("$ARGUMENTS", "")],
+)  # fmt: skip
+def test_a_prompt_file_a_command_expands_is_the_harness_but_what_was_typed(
+    tmp_path: Path, typed: str, expected: str
+) -> None:
+    """Any prompt file with front matter (Codex prompts, Claude Code commands, spec-kit's
+    older `/specify`): the person's words are its argument, none when it stayed `$ARGUMENTS`."""
+    expanded = ("---\ndescription: Create or update the feature specification.\n---\n\nThe user "
+                "input to you can be provided directly by the agent or as a command argument - you "
+                f"**MUST** consider it before proceeding.\n\nUser input:\n\n{typed}\n\nGiven that "
+                "feature description, do this:\n1. Run the script. All file paths must be absolute.")  # fmt: skip
+    session = read_session(_session(tmp_path, [("user", expanded)]), max_bytes=1 << 20)
+    assert [(t.kind, t.text) for t in session.turns] == [("user", expected)]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [[("user", "no, there is still an error")], [("user", "[Request interrupted by user]")]],
+)
+def test_a_cause_the_person_then_says_was_not_it_is_no_moment(
+    tmp_path: Path, after: list[tuple[str, object]]
+) -> None:
+    """An unresolved session's guesses are no gotcha: the person says it still fails, or
+    stops the agent right after it names the cause."""
+    asked = _session(
+        tmp_path,
+        [("user", "Why does the import fail?"),
+         ("assistant", "The issue is that `ConnectHandler` is imported on line 9 but not used."),
+         *after],
+    )  # fmt: skip
+    assert moments.find_moments(read_session(asked, max_bytes=1 << 20)) == []

@@ -78,7 +78,10 @@ def _message(session: Session, number: int, row: dict[str, object]) -> None:
         session.skipped += 1
         return
     role = message.get("role") or row.get("type")
-    injected = bool(row.get("isMeta") or row.get("isCompactSummary"))
+    # The harness's own messages: meta and compaction text, and the API errors it writes
+    # as an assistant turn of the model "<synthetic>" ("Not logged in · Please run /login").
+    synthetic = message.get("model") == "<synthetic>"
+    injected = bool(row.get("isMeta") or row.get("isCompactSummary") or synthetic)
     sidechain = bool(row.get("isSidechain"))
     for block in message_blocks(row):
         turn = _turn(number, str(role), block, injected=injected)
@@ -93,7 +96,7 @@ def _turn(number: int, role: str, block: dict[str, object], *, injected: bool) -
     if kind == "text":
         text = str(block.get("text", ""))
         if role == ASSISTANT:
-            return Turn(number, ASSISTANT, text=clip(text))
+            return Turn(number, INJECTED if injected else ASSISTANT, text=clip(text))
         speaker, said = person_text(text)
         return Turn(number, INJECTED if injected else speaker, text=clip(said))
     if kind == "tool_use":

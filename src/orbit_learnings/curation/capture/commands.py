@@ -41,7 +41,7 @@ _LOOKING = {
     "diff", "stat", "file", "sed", "awk", "ps", "tree", "less", "type", "whoami", "env",
     "printenv", "du", "df", "fd", "ag", "jq", "sort", "uniq", "cut", "xxd", "od", "lsof",
     "git status", "git log", "git diff", "git show", "git branch", "git remote", "git rev-parse",
-    "git ls-files", "git blame", "git grep", "git stash", "git fetch",
+    "git ls-files", "git blame", "git grep", "git fetch",
 }  # fmt: skip
 _PY = re.compile(r"^python(\d(\.\d+)?)?$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -149,7 +149,9 @@ def operation(command: str) -> str | None:
             return operation(program[2])
         if not program or program[0] in _SETUP:
             continue
-        return _key(program)
+        key = _key(program)
+        if key is not None:  # `git status && npm test` runs `npm test`
+            return key
     return None
 
 

@@ -69,7 +69,7 @@ def draft_or_reason(
     session's, for the evidence around the moment: the refused call, the agent's edit after."""
     if wording.ANSI.search(moment.error):  # terminal colours are no part of a quoted error
         moment = dataclasses.replace(moment, error=wording.ANSI.sub("", moment.error))
-    if moment.kind in ("refused", "unreachable"):  # what it means is the reviewer's call
+    if moment.kind in gate.AGENT_SIDE:  # what it means is the reviewer's call
         return gate.AGENT_SIDE[moment.kind]
     if moment.kind == "error-fix":
         moment = _with_patched_lines(moment, turns)

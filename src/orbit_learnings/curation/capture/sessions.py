@@ -105,13 +105,43 @@ _EXPANDED_PROMPT = re.compile(
 )
 
 
+# Any prompt file a slash command expands (Claude Code commands, Codex prompts, Copilot
+# prompt files) opens with front matter (`---\ndescription: …\n---`); what the person typed
+# is where the file puts its argument ("User input:\n\n…"), unless it stayed `$ARGUMENTS`.
+_FRONT_MATTER = re.compile(r"^---[ \t]*\n(?:[\w-]+:.*\n)+---[ \t]*\n")
+_ARGUMENT = re.compile(r"\bUser [Ii]nput:?\s*\n+(.+?)(?:\n\s*\n|$)", re.S)
+
+
+def _expanded(text: str) -> str | None:
+    """The person's words in an expanded prompt file; None when the text is not one."""
+    expanded = _EXPANDED_PROMPT.match(text)
+    if expanded:
+        return expanded.group(1).strip()
+    if not _FRONT_MATTER.match(text):
+        return None
+    argument = _ARGUMENT.search(text)
+    said = argument.group(1).strip() if argument else ""
+    return "" if said.startswith("$ARGUMENTS") else said
+
+
+# Codex's IDE extension wraps what was typed in the editor's context (the active file, the
+# selection, the open tabs); the person's words follow its last heading.
+_IDE_CONTEXT = "# Context from my IDE setup:"
+_IDE_REQUEST = "## My request for Codex:"
+
+
 def person_text(text: str) -> tuple[str, str]:
     """(kind, text) of text found in a user turn: the person's words, an interruption with
     what follows it, or the harness's injected text."""
     stripped = _SYSTEM_REMINDER.sub("", text).strip()
-    expanded = _EXPANDED_PROMPT.match(stripped)
-    if expanded:  # the person ran a command: a task, even when they typed nothing after it
-        return USER, expanded.group(1).strip()
+    if stripped.startswith(_IDE_CONTEXT):
+        _, found, request = stripped.partition(_IDE_REQUEST)
+        if not found:
+            return INJECTED, stripped
+        stripped = request.strip()
+    said = _expanded(stripped)
+    if said is not None:  # the person ran a command: a task, even when they typed nothing
+        return USER, said
     if not stripped:
         return INJECTED, text
     interrupted = _INTERRUPTED.match(stripped)

@@ -389,7 +389,8 @@ def rerun_rule(moment: Moment) -> str:
     if programs and not any(c.startswith("inside ") for c in moment.changes):
         old, new = programs
         if _NOT_FOUND.search(moment.error) and old in moment.error:
-            return f"`{old}` is not found here: run `{new}`"
+            instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
+            return f"`{old}` is not found here: run `{instead}`"
         return f"Use `{new}`, not `{old}`"
     place = next((c for c in moment.changes if c.startswith(("inside ", "after "))), "")
     if place.startswith("inside "):

@@ -7,7 +7,8 @@ Signals that hold in any language and with any model's manners, by who shows the
   worked), `redo` (the person spoke right after the agent's edit or command, and the agent
   edited that file again or ran that operation another way), a failure the person
   answers or shows from their own terminal, and a later message that reads as a rule
-  (or that the agent writes into an instructions file);
+  (or that the agent writes into an instructions file); `stated`, a standing rule about
+  something concrete in the message that states the task;
 - the work (`operations`): `error-fix`, one operation failing, then succeeding after a
   change of the command itself or of a configuration file, or a missing command replaced
   by a related one that ran;
@@ -17,7 +18,8 @@ Signals that hold in any language and with any model's manners, by who shows the
   a question, a report or a failure.
 
 Each moment keeps its evidence: the line numbers, the person's words, the failing output
-and the commands or files that changed. The strongest `PER_SESSION` of a session are kept.
+and the commands or files that changed. The strongest are kept: `PER_SESSION`, or one per
+two of the person's messages in a longer session.
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ from orbit_learnings.curation.capture.moments.base import (
     changed_files,
     rule_cue,
 )
-from orbit_learnings.curation.capture.moments.environment import hangs, unreachable_paths
+from orbit_learnings.curation.capture.moments.environment import (
+    hangs,
+    machine_refusals,
+    unreachable_paths,
+)
 from orbit_learnings.curation.capture.moments.findings import findings
 from orbit_learnings.curation.capture.moments.operations import (
     error_fix_moments,
@@ -38,19 +44,36 @@ from orbit_learnings.curation.capture.moments.operations import (
     what_changed,
 )
 from orbit_learnings.curation.capture.moments.person import person_moments
-from orbit_learnings.curation.capture.sessions import Session
+from orbit_learnings.curation.capture.sessions import USER, Session
 
 THRESHOLD = 0.45  # chosen on the tuning set only (scripts/eval_capture.py)
-PER_SESSION = 3
+# At least this many moments a session, or one per two of the person's messages in a longer
+# one (chosen on the tuning sets: tuning, fresh and two local corpora; 1.8-2.7 a session).
+PER_SESSION = 5
 
 
 def find_moments(session: Session) -> list[Moment]:
-    """The session's strongest moments, at most `PER_SESSION`, in the order they happened."""
+    """The session's strongest moments, at most `PER_SESSION` or one per two of the person's
+    messages (a long conversation holds more lessons), in the order they happened."""
     turns = [t for t in session.turns if not t.sidechain]
     found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
     found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
+    found += machine_refusals(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
-    return sorted(kept[:PER_SESSION], key=lambda m: m.lines[0])
+    room = max(PER_SESSION, sum(1 for t in turns if t.kind == USER and t.text.strip()) // 2)
+    return sorted(_one_per_line(kept)[:room], key=lambda m: m.lines[0])
+
+
+def _one_per_line(moments: list[Moment]) -> list[Moment]:
+    """The strongest moment of each key line: a message that is a path out of reach is not
+    also a follow-up (moments come strongest first)."""
+    seen: set[int] = set()
+    kept = []
+    for moment in moments:
+        if moment.lines[0] not in seen:
+            seen.add(moment.lines[0])
+            kept.append(moment)
+    return kept
 
 
 __all__ = [

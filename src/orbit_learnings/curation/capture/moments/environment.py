@@ -144,3 +144,59 @@ def _missed(turns: list[Turn], at: int, path: str) -> Turn | None:
         elif turn.kind == TOOL_RESULT and turn.tool_id in wanted and _not_there(turn):
             return turn
     return None
+
+
+# --- what the machine refuses ------------------------------------------------------------------
+
+BLOCKED = 0.5
+# The machine, not the code: a permission, a full disk, a daemon down, a certificate, a port
+# taken, a name that does not resolve. Tools print these in English. (A program missing is
+# not here: agents meet that often and run another, `replaced_moments`' case when related.)
+_REFUSED_BY_MACHINE = re.compile(
+    r"Permission denied|EACCES|Operation not permitted|Read-only file system|"
+    r"No space left on device|Cannot connect to the Docker daemon|certificate verify failed|"
+    r"EADDRINUSE|[Aa]ddress already in use|Could not resolve host|"
+    r"Temporary failure in name resolution|[Nn]etwork is unreachable"
+)
+
+
+def machine_refusals(turns: list[Turn]) -> list[Moment]:
+    """An operation the machine refused (see `_REFUSED_BY_MACHINE`) that never ran later in
+    the session: the agent gave up or worked around it, and the next person will meet it."""
+    calls = [t for t in turns if t.kind == TOOL_USE and t.tool == "Bash"]
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    moments: list[Moment] = []
+    for position, call in enumerate(calls):
+        command = str(call.tool_input.get("command", ""))
+        key, result = commands.operation(command), results.get(call.tool_id)
+        if key is None or result is None or any(m.operation == key for m in moments):
+            continue
+        refused = _REFUSED_BY_MACHINE.search(result.text[:3000])
+        if refused is None or _ran_later(key, calls[position + 1 :], results):
+            continue
+        moment = Moment("blocked", [call.line, result.line], BLOCKED, failed=command[:300])
+        moment.operation, moment.error = key, _line_of(result.text, refused.start())
+        moment.said = _next_words(turns, turns.index(result))
+        moments.append(moment)
+    return moments
+
+
+def _ran_later(key: str, later: list[Turn], results: dict[str, Turn]) -> bool:
+    """Whether the operation, or another of its program, ran without the machine refusing."""
+    program = key.split()[0]
+    for call in later:
+        other = commands.operation(str(call.tool_input.get("command", ""))) or ""
+        result = results.get(call.tool_id)
+        if (
+            other.split()[:1] == [program]
+            and result is not None
+            and not _REFUSED_BY_MACHINE.search(result.text[:3000])
+        ):
+            return True
+    return False
+
+
+def _line_of(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end >= 0 else None].strip()[:200]

@@ -11,7 +11,7 @@ import re
 
 from orbit_learnings.curation.capture.moments.base import Moment, failed, files_in
 from orbit_learnings.curation.capture.moments.person import ASKING, QUESTION, REPORT
-from orbit_learnings.curation.capture.sessions import ASSISTANT, TOOL_RESULT, USER, Turn
+from orbit_learnings.curation.capture.sessions import ASSISTANT, INTERRUPT, TOOL_RESULT, USER, Turn
 
 _FINDING = re.compile(
     r"\b(root cause|the (real |actual |underlying )?(cause|culprit|problem|issue|reason) "
@@ -32,7 +32,7 @@ def findings(turns: list[Turn]) -> list[Moment]:
     for position, turn in enumerate(turns):
         if turn.kind != ASSISTANT or not (match := _FINDING.search(turn.text)):
             continue
-        if not _prompted(turns, position):
+        if not _prompted(turns, position) or _still_failing(turns, position):
             continue
         said = sentence_around(turn.text, match.start())
         files = files_in(turns[max(0, position - 6) : position + 2])
@@ -49,6 +49,25 @@ def _prompted(turns: list[Turn], at: int) -> bool:
             text = turn.text.strip()
             return bool(QUESTION.search(text) or ASKING.match(text) or REPORT.search(text))
     return False
+
+
+def _still_failing(turns: list[Turn], at: int) -> bool:
+    """Whether the person stopped the agent right after, or next says it still fails: the
+    cause named was not it (an unresolved session's guesses are no gotcha of the code base)."""
+    for turn in turns[at + 1 :]:
+        if turn.kind == INTERRUPT:
+            return True
+        if turn.kind == USER and turn.text.strip():
+            return bool(_STILL.search(turn.text))
+    return False
+
+
+_STILL = re.compile(
+    r"\bstill\b.*\b(error|fail\w*|broken|crash\w*|the same|not work\w*|doesn'?t work)|"
+    r"\b(same|another) error\b|\bnot (fixed|working)\b|\bdoesn'?t work\b|"
+    r"还是(报错|不行|失败)|依然|まだ(エラー|動かない)|immer noch",
+    re.I,
+)
 
 
 def sentence_around(text: str, at: int) -> str:

@@ -33,20 +33,45 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
         key = operation_of(call)
         if key is None or not failed(results.get(call.tool_id)) or position in used:
             continue
-        last_failure, between = call, []
+        last_failure, between, moved = call, [], None
         for offset, later in enumerate(calls[position + 1 : position + 1 + WINDOW], start=1):
             if operation_of(later) != key:
                 between.append(later)
                 continue
             used.add(position + offset)
             if failed(results.get(later.tool_id)):
+                moved = moved or _got_past(call, later, results)
                 last_failure, between = later, []
                 continue
             moment = _error_fix(key, call, results[call.tool_id], last_failure, later, between, cwd)
             if moment is not None:
                 moments.append(moment)
+            moved = None
             break
+        if moved is not None:
+            moments.append(moved)
     return moments
+
+
+GOT_PAST = 0.45  # no pass seen: the change may have fixed the first failure, or not
+
+
+def _got_past(first: Turn, later: Turn, results: dict[str, Turn]) -> Moment | None:
+    """The operation failed, was rerun another way (quoting, a flag, `&` for `.`) and failed
+    differently: the change got past the first failure, which is what the next person meets."""
+    before, after = results[first.tool_id], results[later.tool_id]
+    error, then = first_error_line(before.text), first_error_line(after.text)
+    if not error or error == then or not _how_changed(_shape(first), _shape(later)):
+        return None
+    if _TEST_FAILURE.search(before.text[:4000]):
+        return None  # tests failing for real
+    moment = Moment("error-fix", [first.line, later.line], GOT_PAST)
+    moment.operation = operation_of(first) or ""
+    moment.failed = str(first.tool_input.get("command", "")).strip()
+    moment.fixed = str(later.tool_input.get("command", "")).strip()
+    moment.error = error
+    moment.changes = what_changed(_shape(first), _shape(later))
+    return moment
 
 
 # The command, script or module asked for does not exist here: what to run instead is the
@@ -162,7 +187,7 @@ SET_UP = 0.55  # below a rerun whose command changed: the setup may be ordinary 
 
 
 _TEST_FAILURE = re.compile(
-    r"AssertionError|assert |Expected|expected|✕|\b\d+ failed\b|FAILED|Tests?:.*failed|"
+    r"AssertionError|assert |\b[Ee]xpected\b|✕|\b\d+ failed\b|FAILED|Tests?:.*failed|"
     r"\bFAIL\b|failures?:|not ok \d"
 )
 

@@ -22,6 +22,7 @@ from orbit_learnings.curation.capture.moments.base import (
     failed,
     files_in,
 )
+from orbit_learnings.curation.capture.moments.operations import CONFIG
 from orbit_learnings.curation.capture.sessions import (
     ASSISTANT,
     INTERRUPT,
@@ -31,7 +32,15 @@ from orbit_learnings.curation.capture.sessions import (
     Turn,
 )
 
-FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue
+FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue or a concrete thing
+CONCRETE = 0.05
+# A message that opens with this task's next step ("add …", "now fix …"): work, not a fact.
+_TASK_OPENING = re.compile(
+    r"^\W*(now |then |also |and |please |pls |ok,? |okay,? )*(add|fix|create|implement|update|"
+    r"make|build|remove|delete|change|write|refactor|rename|move|run|try|check|show|commit|"
+    r"push|deploy|continue|go|do|let'?s)\b",
+    re.I,
+)
 _BASE = {
     "queued": 0.55,
     "redo": 0.55,
@@ -40,14 +49,16 @@ _BASE = {
     "follow-up": FOLLOW_UP,
 }
 ASKING = re.compile(
-    r"^\W*(how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|should i|"
-    r"wie|was|warum|wo|comment|pourquoi|cómo|qué|por qué|como|почему|как|что|"
-    r"为什么|什么|怎么|如何|是否|どう|なぜ|何)\b",
+    r"^\W*((how|what|why|where|when|which|who|can|could|would|is|are|does|do|did|should i|"
+    r"wie|was|warum|wo|comment|pourquoi|cómo|qué|por qué|como|почему|как|что)\b|"
+    r"为什么|什么|怎么|如何|是否|どう|なぜ|何)",  # no word boundary between CJK characters
     re.I,
 )
 REPORT = re.compile(
     r"\b(Error|Exception|Uncaught|Traceback|undefined|null|crash\w*|fails?|failed|"
-    r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк",
+    r"shows?|says?|prints?)\b|报错|错误|エラー|ошибк|"
+    r"(?i:\b(does not|doesn'?t|did not|didn'?t|still (does ?n[o']t|not)) work|"
+    r"\bstill (get(ting)? )?(an )?error)",
 )
 # Questions without a question mark, as Chinese, Japanese and Korean often write them: a
 # final particle before a comma or the end, an A-not-A question ("会不会", "有没有").
@@ -65,7 +76,8 @@ _THANKS = re.compile(
 # Agreeing with what the agent proposed ("yes, let's try option 1", "ok go ahead"): a choice,
 # rarely a rule, unless a rule cue follows.
 _AGREEING = re.compile(
-    r"^\W*(yes|yeah|yep|yup|ok(ay)?|sure|go ahead|let'?s (do|go|try)|sounds good|"
+    r"^\W*(\d{1,2}\W*$|(option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
+    r"let'?s (do|go|try)|sounds good|"
     r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
 )
@@ -94,7 +106,8 @@ def person_moments(turns: list[Turn]) -> list[Moment]:
         elif _after_refusal(turns, position):
             moments.append(_moment("rejection", 0.8, turn, turn.text, turns, position))
         elif not seen_task:
-            seen_task = True  # the first message states the task; it corrects nothing
+            seen_task = True  # the first message states the task; a standing rule in it counts
+            moments += stated_in_task(turn)
         else:
             kind = _follow_up_kind(turns, position)
             moment = _moment(kind, _BASE[kind], turn, turn.text, turns, position)
@@ -128,7 +141,8 @@ def _one_per_saying(moments: list[Moment]) -> list[Moment]:
 
 def _moment(kind: str, base: float, turn: Turn, said: str, turns: list[Turn], at: int) -> Moment:
     files = files_in(turns[max(0, at - 6) : at + 6])
-    value = score(base, said, shown=kind == "pasted-error")
+    answering = QUESTION.search(_last_words(turns, at)[-300:]) is not None
+    value = score(base, said, shown=kind == "pasted-error", answering=answering)
     return Moment(kind, [turn.line], value, said=said.strip(), files=files)
 
 
@@ -142,12 +156,26 @@ _INSTRUCTIONS = re.compile(
 KEPT_AS_RULE = 0.2
 
 
+# Settings a person keeps: a configuration file by its shape (`operations.CONFIG`), a
+# dotfile's folder (`~/.config/zellij/config.kdl`), `settings.json`, `*.conf`.
+_SETTINGS = re.compile(r"(^|/)\.config/|(^|/)(config|settings)(\.\w+)?$|\.(conf|kdl|ini)$")
+SET_AS_SETTING = 0.1
+
+
 def _kept_as_rule(moment: Moment, turns: list[Turn], at: int) -> Moment:
     """A message the agent answers by writing an instructions file (CLAUDE.md, AGENTS.md,
-    .cursor/rules/…) states a standing rule, whatever its language or wording."""
-    written = edited(agent_span(turns, at, 1))
-    if any(_INSTRUCTIONS.search(commands.normalise_path(path)) for path in written):
-        moment.score = round(min(moment.score + KEPT_AS_RULE, 1.0), 2)
+    .cursor/rules/…) states a standing rule, whatever its language or wording; one it
+    answers by changing a setting ("there shouldn't be any pane labels" → `pane_frames
+    false`) states a preference that lasts."""
+    written = [commands.normalise_path(path) for path in edited(agent_span(turns, at, 1))]
+    lift = 0.0
+    if any(_INSTRUCTIONS.search(path) for path in written):
+        lift = KEPT_AS_RULE
+    elif any(_SETTINGS.search(p) or CONFIG.search(p) for p in written) and not REPORT.search(
+        moment.said
+    ):  # "I added it to the settings and still get an error" reports; it prefers nothing
+        lift = SET_AS_SETTING
+    moment.score = round(min(moment.score + lift, 1.0), 2)
     return moment
 
 
@@ -205,25 +233,44 @@ def _answered(turns: list[Turn], at: int) -> bool:
     return False
 
 
-def score(base: float, said: str, *, shown: bool = False) -> float:
-    """How likely the words state a rule worth keeping."""
+def score(base: float, said: str, *, shown: bool = False, answering: bool = False) -> float:
+    """How likely the words state a rule worth keeping (`answering`: the agent had just asked
+    something, so a path or a name in the message answers it rather than states a fact)."""
     text = said.strip()
     words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
     value = base + cue_weight(text)
     strong = bool(STRONG_CUES.search(text))
+    concrete = _CONCRETE.search(text) and not _TASK_OPENING.match(text)
+    if concrete and not cue_weight(text) and not answering and words >= 3:
+        value += CONCRETE  # a statement about named code, a path, a flag: often a fact to keep
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
         value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
     if words < 3:
         value -= 0.3  # "yes", "continue", "ok go"
-    if (QUESTION.search(text) or ASKING.match(text)) and not strong:
-        value -= 0.3  # a question asks; it rarely states a rule
+    if _only_asks(text, strong=strong) and not shown:
+        value -= 0.3  # a question asks; it rarely states a rule (a pasted failure shows one)
     if REPORT.search(text) and not strong and not shown:
         value -= 0.15  # a bug report or an observation: the lesson is not in these words
     if len(text) > 1500:
         value -= 0.25  # a pasted spec or log, not a lesson
     return round(min(value, 1.0), 2)
+
+
+def _only_asks(text: str, *, strong: bool) -> bool:
+    """Whether the message asks rather than states: a question mark without a rule word, or
+    an opening "how / should I / could you…" even with one ("how should we…?"), unless a
+    later sentence states something ("Could you add this to the README? Classes are
+    declared with `cls`.")."""
+    if not ASKING.match(text):
+        return bool(QUESTION.search(text)) and not strong
+    stated = [
+        s
+        for s in _PARTS.split(text)[1:]
+        if len(s.split()) >= 4 and not (ASKING.match(s) or QUESTION.search(s))
+    ]
+    return not stated
 
 
 def _next_said(turns: list[Turn], at: int) -> str:
@@ -269,3 +316,43 @@ def _commands(span: list[Turn]) -> dict[str, str]:
         if key is not None:
             ran.setdefault(key, command)
     return ran
+
+
+# --- a standing rule stated with the task ------------------------------------------------------
+
+STATED = 0.5
+# Words that make a sentence a standing rule rather than this task's requirement: "never",
+# "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
+# "the page should show X" is its requirement, "you must not commit .env" a rule).
+_STANDING = re.compile(
+    r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
+    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|"
+    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя)\b"
+    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|"
+    r"しないで|禁止|必ず|常に|今後|てはいけない|항상|절대|하지 마",
+    re.I,
+)
+# Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
+# sentence any word in Latin script (`base`, `conda`, `pnpm`) names a technical thing.
+_CONCRETE = re.compile(
+    r"`[^`]+`|(?<![\w])[\w.-]*/[\w./-]+|\b\w+\.(py|js|ts|json|ya?ml|toml|md|sh|env|lock)\b|"
+    r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z][\w.-]{1,}")
+_PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+")
+
+
+def stated_in_task(turn: Turn) -> list[Moment]:
+    """The one sentence of the task's message that states a standing rule about something
+    concrete ("禁止使用 base 环境", "never commit `.env`"), as its own moment."""
+    best = ""
+    for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
+        if not 8 <= len(sentence) <= 240 or not _STANDING.search(sentence):
+            continue
+        if QUESTION.search(sentence) or ASKING.match(sentence):
+            continue
+        cjk = bool(_CJK.search(sentence))
+        if (_LATIN_WORD.search(sentence) if cjk else _CONCRETE.search(sentence)) and not best:
+            best = sentence
+    return [Moment("stated", [turn.line], STATED, said=best)] if best else []
