@@ -37,11 +37,12 @@ _STOPWORD_TEXT = (  # function words of questions and tasks: they say nothing of
     "that the their them then there they this to us use used using very want was way we what "
     "when where which while who why will with would you your "
     # the other pronouns and auxiliaries, and the pieces a contraction or possessive splits
-    # into ("doesn't" -> doesn, t; "player's" -> s): a stray "s" matched a third of a store
-    "am aren couldn d didn doesn doing don hadn hasn haven having "
+    # into ("doesn't" -> doesn, t; "player's" -> s): a stray "s" matched a third of a store.
+    # Not "am" (9 am) nor "won" (won't, and a match won): they are words of their own too.
+    "aren couldn d didn doesn doing don hadn hasn haven having "
     "he her hers herself him himself his isn itself ll m mine myself ours "
     "ourselves re s she shan shouldn t theirs themselves these those ve wasn "
-    "were weren whom won wouldn yours yourself yourselves "
+    "were weren whom wouldn yours yourself yourselves "
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
