@@ -95,3 +95,14 @@ def test_the_second_tuning_store_loads_without_tasks() -> None:
     data = load(REPO / "tests" / "eval" / "tuning2")
     assert len(data.learnings) == 80 and data.tasks == []
     assert sum(1 for q in data.queries if not q.expected) >= 40
+
+
+def test_the_separation_is_measured_whatever_the_cut() -> None:
+    rows: list[Row] = [({}, 1, False), ({}, 1, False), ({}, 0, True), ({}, 0, False)]
+    assert confidence_fit.auc(rows, [0.9, 0.8, 0.1, 0.2]) == 1.0
+    assert confidence_fit.auc(rows, [0.1, 0.2, 0.9, 0.8]) == 0.0
+    assert confidence_fit.auc(rows, [0.5, 0.5, 0.5, 0.5]) == 0.5  # ties count half
+    assert confidence_fit.auc(rows, [0.9, 0.3, 0.5, 0.1]) == 0.75  # 0.3 loses to 0.5 only
+    home, alike = synthetic(400, seed=1), synthetic(400, seed=2)
+    judged = confidence_fit.cross_store(home, alike, ("a", "b"))
+    assert 0.6 < judged["auc"] < 1.0  # the features predict, not perfectly

@@ -72,26 +72,26 @@ FEATURES = (
 EMPTY_PROFILE = {"unknown": 1.0, "length": 0.0, "single": 0.0, "semantic": 0.0}
 MAX_LENGTH = 16
 COEFFICIENTS = {  # fitted and calibrated on the three tuning stores: eval_search.py --fit
-    "bias": -3.776,
-    "known_coverage": -2.214,
+    "bias": -3.777,
+    "known_coverage": -2.206,
     "gap": 1.213,
-    "weight": 8.261,
-    "summary": 3.571,
-    "matched": 4.571,
-    "length": -3.212,
-    "single": 6.49,
-    "rarest_share": -4.096,
+    "weight": 8.266,
+    "summary": 3.569,
+    "matched": 4.56,
+    "length": -3.216,
+    "single": 6.486,
+    "rarest_share": -4.089,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
-    "bias": -5.192,
-    "known_coverage": -1.349,
+    "bias": -5.189,
+    "known_coverage": -1.351,
     "gap": -0.531,
-    "weight": 5.919,
+    "weight": 5.921,
     "summary": 3.027,
-    "matched": 2.597,
-    "length": -1.103,
-    "single": 5.393,
-    "cosine": 6.066,
+    "matched": 2.596,
+    "length": -1.107,
+    "single": 5.394,
+    "cosine": 6.065,
 }
 THRESHOLD = 0.35
 
