@@ -72,26 +72,26 @@ FEATURES = (
 EMPTY_PROFILE = {"unknown": 1.0, "length": 0.0, "single": 0.0, "semantic": 0.0}
 MAX_LENGTH = 16
 COEFFICIENTS = {  # fitted and calibrated on the three tuning stores: eval_search.py --fit
-    "bias": -3.777,
-    "known_coverage": -2.206,
-    "gap": 1.213,
-    "weight": 8.266,
-    "summary": 3.569,
-    "matched": 4.56,
-    "length": -3.216,
-    "single": 6.486,
-    "rarest_share": -4.089,
+    "bias": -3.604,
+    "known_coverage": -2.364,
+    "gap": 0.997,
+    "weight": 8.1,
+    "summary": 3.885,
+    "matched": 4.741,
+    "length": -3.25,
+    "single": 6.795,
+    "rarest_share": -4.539,
 }
 SEMANTIC_COEFFICIENTS = {  # `--fit --mode semantic`
-    "bias": -5.189,
-    "known_coverage": -1.351,
-    "gap": -0.531,
-    "weight": 5.921,
-    "summary": 3.027,
-    "matched": 2.596,
-    "length": -1.107,
-    "single": 5.394,
-    "cosine": 6.065,
+    "bias": -5.212,
+    "known_coverage": -1.316,
+    "gap": -0.438,
+    "weight": 5.91,
+    "summary": 3.129,
+    "matched": 2.486,
+    "length": -1.183,
+    "single": 5.396,
+    "cosine": 6.171,
 }
 THRESHOLD = 0.35
 

@@ -4,7 +4,8 @@ The text match decides the order; votes, recency and helpfulness only break near
 (`combined` holds the whole score):
 
     relevance = 0.45 * bm25 / best bm25 of this query     # relative, never saturating
-              + 0.35 * coverage                           # share of the query's idf weight
+              + 0.35 * coverage                           # share of the query's idf weight,
+                                                          # among the words the store holds
               + 0.15 * phrase                             # the longest phrase it contains
               + 0.05 * near                               # every term within 10 words
 
@@ -200,7 +201,8 @@ class _Evidence:
         self.all_weight = sum(self.weights) or 1.0
         # The weight of the words some learning holds: a word no learning holds weighs as
         # much as the rarest in `all_weight`, so a query with words the store never uses
-        # covers little of itself anywhere, answered or not (`known_coverage` leaves them out).
+        # covers little of itself anywhere, answered or not, and its bm25 outweighed its
+        # coverage. The relevance and `known_coverage` measure coverage against this.
         self.known_weight = sum(w for w, count in zip(self.weights, counts, strict=True) if count)
         self.top_idf = _idf(self.total, 1)
         self.phrases = _phrase_shares(conn, plan, self.weights, self.all_weight)
@@ -232,7 +234,7 @@ class _Evidence:
             ),
             default=0.0,
         )
-        coverage = sum(self.weights[n] for n in common) / self.all_weight
+        coverage = min(sum(self.weights[n] for n in common) / (self.known_weight or 1.0), 1.0)
         bm25 = _FLOORED_BM25 * len(common) / best
         w = RELEVANCE_WEIGHTS
         return w["bm25"] * bm25 + w["coverage"] * coverage + w["phrase"] * phrase
@@ -281,8 +283,8 @@ class _Evidence:
             coverage, rarest, count = held[row]
             phrase = best_phrase.get(row, 0.0)
             nearness = 1.0 if row in near_rows else 0.0
-            share = coverage / all_weight
-            relevance = bm25_w * (-raw / best) + coverage_w * share + phrase_w * phrase
+            share, known = coverage / all_weight, min(coverage / known_weight, 1.0)
+            relevance = bm25_w * (-raw / best) + coverage_w * known + phrase_w * phrase
             relevance += near_w * nearness
             tier = (
                 "phrase"
@@ -303,7 +305,7 @@ class _Evidence:
                 rarity=rarest / top_idf,
                 weight=min(coverage / top_idf, 4.0) / 4.0,
                 matched=count / terms,
-                known_coverage=min(coverage / known_weight, 1.0),
+                known_coverage=known,
                 rarest_share=rarest / all_weight,
             )
             self.rows[learning_id] = row

@@ -452,3 +452,26 @@ def test_rarest_share_is_the_weight_of_the_rarest_word_a_result_holds(store: Wor
         assert features["rarest_share"] == round(rarest / sum(weights), 4), hit.id
         shares.add(features["rarest_share"])
     assert len(shares) > 1  # results differ in which words they hold
+
+
+def test_a_word_no_learning_holds_does_not_change_how_the_others_rank(store: Workspace) -> None:
+    """Coverage in the relevance is measured among the words the store holds: a word of
+    the query no learning uses weighed as much as the rarest one, so it shrank every
+    result's coverage alike and left bm25 to decide (a paraphrase's words often are not
+    the store's). A result matched by no phrase and not near keeps its relevance exactly."""
+    known = "retries billing cache"
+
+    def relevance(text: str) -> dict[str, float]:
+        hits = queries.search_text(store, text, limit=None, explain=True).hits
+        out = {}
+        for hit in hits:
+            assert hit.explain is not None
+            features = hit.explain["confidence_features"]
+            assert isinstance(features, dict)
+            if hit.explain["tier"] == "any" and not features["phrase"]:
+                out[hit.id] = features["relevance"]
+        return out
+
+    before, after = relevance(known), relevance(f"{known} zqxwvutsr")
+    assert before and before.keys() <= after.keys()
+    assert all(after[i] == before[i] for i in before)
