@@ -33,7 +33,8 @@ def findings(turns: list[Turn]) -> list[Moment]:
         if turn.kind != ASSISTANT:
             continue
         match = _FINDING.search(turn.text)
-        at = match.start() if match else 0 if _answers_why(turns, position) else -1
+        answer = not match and len(turn.text.split()) >= 6 and _answers_why(turns, position)
+        at = match.start() if match else 0 if answer else -1
         if at < 0 or not _prompted(turns, position) or _still_failing(turns, position):
             continue
         said = sentence_around(turn.text, at)
