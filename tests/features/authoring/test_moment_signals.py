@@ -572,3 +572,32 @@ def test_a_question_an_option_or_a_report_is_no_moment(
         ("user", said),
     ])  # fmt: skip
     assert bool(_found(session)) is kept
+
+
+def test_codex_failed_in_sandbox_then_passing_escalated_is_an_error_fix(tmp_path: Path) -> None:
+    """Codex writes a sandbox refusal as output, with no error flag: "failed in sandbox"."""
+    denied = ("failed in sandbox: error: cannot lock ref 'HEAD': Unable to create "
+              "'/Users/isaac/qna/.git/HEAD.lock': Operation not permitted")  # fmt: skip
+    session = _codex(tmp_path, [
+        ("user", "Create the feature branch."),
+        ("shell", "call_1", ".specify/scripts/bash/create-new-feature.sh --json x"),
+        ("output", "call_1", denied, 0),
+        ("shell", "call_2", ".specify/scripts/bash/create-new-feature.sh --json x --escalated"),
+        ("output", "call_2", "Switched to a new branch '001-x'", 0),
+    ], "/Users/isaac/qna")  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["error-fix"]
+
+
+def test_git_refusing_a_folder_until_it_is_marked_safe_is_an_error_fix(tmp_path: Path) -> None:
+    dubious = "Exit code 128\nfatal: detected dubious ownership in repository at '/home/gt/town'"
+    session = _claude(tmp_path, [
+        ("user", "Commit the config."),
+        ("call", "toolu_1", "Bash", {"command": "git commit -am 'config'"}),
+        ("result", "toolu_1", dubious, True),
+        ("call", "toolu_2", "Bash", {"command": "git config --global --add safe.directory /home/gt/town"}),
+        ("result", "toolu_2", "", False),
+        ("call", "toolu_3", "Bash", {"command": "git commit -am 'config'"}),
+        ("result", "toolu_3", "[main 2e80a61] config", False),
+    ], cwd="/home/gt/town")  # fmt: skip
+    (fix,) = _found(session)
+    assert fix.changes == ["after `git config --global --add safe.directory /home/gt/town`"]

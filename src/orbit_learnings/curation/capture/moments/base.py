@@ -57,7 +57,8 @@ def rule_cue(text: str) -> bool:
 
 
 ERROR_OUTPUT = re.compile(
-    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|PermissionDenied|Permission denied|"
+    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|^failed in sandbox\b|"
+    r"Operation not permitted|PermissionDenied|Permission denied|"
     r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module",
     re.M,
 )
