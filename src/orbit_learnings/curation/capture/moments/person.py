@@ -77,7 +77,7 @@ _THANKS = re.compile(
 # rarely a rule, unless a rule cue follows.
 _AGREEING = re.compile(
     r"^\W*(\d{1,2}\W*$|(option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
-    r"let'?s (do|go|try)|sounds good|"
+    r"let'?s? (do|go|try)|sounds good|"
     r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
 )
