@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from orbit_learnings.curation.capture import wording
 from orbit_learnings.curation.capture.drafting import Draft, draft_for, globs_for
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.moments import Moment
@@ -256,3 +257,12 @@ def test_a_codex_patch_that_fixed_the_command_shows_its_lines() -> None:
         d for d in extract_sessions([str(rollout)], None).drafts if d.detector == "error-fix"
     )
     assert '- "test": "jest"\n+ "test": "jest --setupFiles dotenv/config"' in fix.body
+
+
+def test_a_rerun_with_sudo_says_the_program_needs_it() -> None:
+    moment = _error_fix(operation="mkdir", failed="mkdir -p /opt/app/logs", fixed="sudo mkdir -p /opt/app/logs",
+                        error="mkdir: cannot create directory '/opt/app/logs': Permission denied",
+                        changes=["with `sudo`"])  # fmt: skip
+    assert (
+        wording.rerun_rule(moment) == "`mkdir` needs `sudo` here"
+    )  # was "Use `sudo`, not `mkdir`"

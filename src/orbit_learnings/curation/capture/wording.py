@@ -388,6 +388,8 @@ def rerun_rule(moment: Moment) -> str:
     programs = changed_programs(moment)
     if programs and not any(c.startswith("inside ") for c in moment.changes):
         old, new = programs
+        if new in ("sudo", "doas"):  # a wrapper in front: the same program, with rights
+            return f"`{moment.operation or old}` needs `{new}` here"
         if _NOT_FOUND.search(moment.error) and old in moment.error:
             instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
             return f"`{old}` is not found here: run `{instead}`"
