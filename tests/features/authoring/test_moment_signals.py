@@ -601,3 +601,21 @@ def test_git_refusing_a_folder_until_it_is_marked_safe_is_an_error_fix(tmp_path:
     ], cwd="/home/gt/town")  # fmt: skip
     (fix,) = _found(session)
     assert fix.changes == ["after `git config --global --add safe.directory /home/gt/town`"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"), [("exit", False), ("https://github.com/github/github-mcp-server", True)]
+)
+def test_a_word_interrupting_is_no_moment_but_a_bare_link_is(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    """ "exit" stops the agent and teaches nothing; a bare link points at the right thing
+    (the official server, the repository to use) in any language."""
+    session = _claude(tmp_path, [
+        ("user", "Add the GitHub MCP server."),
+        ("call", "toolu_1", "Edit", {"file_path": "/home/dev/shop/.codex/config.toml",
+                                     "old_string": "[mcp]", "new_string": "[mcp.github]"}),
+        ("result", "toolu_1", "[Request interrupted by user for tool use]", True),
+        ("user", f"[Request interrupted by user for tool use]{said}"),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == (["interruption"] if kept else [])

@@ -233,6 +233,9 @@ def _answered(turns: list[Turn], at: int) -> bool:
     return False
 
 
+_ONLY_URL = re.compile(r"^<?https?://\S+>?$")
+
+
 def score(base: float, said: str, *, shown: bool = False, answering: bool = False) -> float:
     """How likely the words state a rule worth keeping (`answering`: the agent had just asked
     something, so a path or a name in the message answers it rather than states a fact)."""
@@ -247,8 +250,8 @@ def score(base: float, said: str, *, shown: bool = False, answering: bool = Fals
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
         value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
-    if words < 3:
-        value -= 0.3  # "yes", "continue", "ok go"
+    if words < 3 and not _ONLY_URL.match(text):  # a bare link points at the right thing
+        value -= 0.35  # "yes", "continue", "ok go", "exit": below the bar even interrupting
     if _only_asks(text, strong=strong) and not shown:
         value -= 0.3  # a question asks; it rarely states a rule (a pasted failure shows one)
     if REPORT.search(text) and not strong and not shown:
