@@ -330,9 +330,10 @@ STATED = 0.5
 _STANDING = re.compile(
     r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
     r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|"
-    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя)\b"
+    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя|"
+    r"important|caveat|gotcha|known issue|note that)\b"
     r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|"
-    r"しないで|禁止|必ず|常に|今後|てはいけない|항상|절대|하지 마",
+    r"しないで|禁止|必ず|必須|常に|今後|てはいけない|注意|항상|절대|하지 마|반드시",
     re.I,
 )
 # Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
