@@ -77,13 +77,13 @@ def test_a_redone_edit_shows_the_lines_the_agent_changed(tmp_path: Path) -> None
         claude.call("t1", "Edit", file_path=workflow, old_string="run: npm run build",
               new_string=f"run: npm run build\n  env:\n    {literal}"),
         claude.result("t1", "The file has been updated."),
-        _said("Let's reference a var for VITE_YNAB_REDIRECT_URI"),
+        _said("Let's reference a var for VITE_YNAB_REDIRECT_URI, never the literal URL"),
         claude.call("t2", "Edit", file_path=workflow, old_string=literal, new_string=variable),
         claude.result("t2", "The file has been updated."),
     )  # fmt: skip
     assert (draft.detector, draft.summary) == (
         "redo",
-        "Reference a var for `VITE_YNAB_REDIRECT_URI`",
+        "Reference a var for `VITE_YNAB_REDIRECT_URI`, never the literal URL",
     )
     assert f"- {literal}\n+ {variable}" in draft.body
     assert draft.paths == [".github/workflows/deploy.yml"] and draft.tags == ["ci"]  # was "git"

@@ -384,7 +384,7 @@ def _pytest_then(tmp_path: Path, error: str, setup: str) -> str:
     ])  # fmt: skip
 
 
-def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix(tmp_path: Path) -> None:
+def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix_moment(tmp_path: Path) -> None:
     """passlib 1.7.4 and bcrypt 4: the test passed unchanged once bcrypt was pinned."""
     session = _pytest_then(
         tmp_path,
@@ -394,17 +394,19 @@ def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix(tmp_path: P
     (fix,) = _found(session)
     assert (fix.kind, fix.lines) == ("error-fix", [2, 4, 6])
     assert fix.changes == ["after `uv pip install 'bcrypt<4.0'`"]
-    (draft,) = extract_sessions([session], None).drafts
-    assert draft.summary == "`pytest` needs `uv pip install 'bcrypt<4.0'` first"
+    result = extract_sessions([session], None)  # whether the setup was the fix: the reviewer's
+    assert result.drafts == [] and [m["why"] for m in result.undrafted] == [
+        "a setup step: whether it is the fix is the reviewer's call"
+    ]
 
 
-def test_installing_the_package_new_code_imports_is_a_moment_but_no_draft(tmp_path: Path) -> None:
+def test_installing_the_package_new_code_imports_is_a_moment_too(tmp_path: Path) -> None:
     session = _pytest_then(tmp_path, "ModuleNotFoundError: No module named 'httpx'", "uv add httpx")
     assert [m.kind for m in _found(session)] == ["error-fix"]
     result = extract_sessions([session], None)
     assert result.drafts == []
     assert [m["why"] for m in result.undrafted] == [
-        "a package new code needs: ordinary work, not a lesson"
+        "a setup step: whether it is the fix is the reviewer's call"
     ]
 
 

@@ -12,6 +12,7 @@ from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
     EDIT_TOOLS,
     ERROR_OUTPUT,
+    STANDING,
     STRONG_CUES,
     WEAK_CUES,
     Moment,
@@ -324,18 +325,6 @@ def _commands(span: list[Turn]) -> dict[str, str]:
 # --- a standing rule stated with the task ------------------------------------------------------
 
 STATED = 0.5
-# Words that make a sentence a standing rule rather than this task's requirement: "never",
-# "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
-# "the page should show X" is its requirement, "you must not commit .env" a rule).
-_STANDING = re.compile(
-    r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
-    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|"
-    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя|"
-    r"important|caveat|gotcha|known issue|note that)\b"
-    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|"
-    r"しないで|禁止|必ず|必須|常に|今後|てはいけない|注意|항상|절대|하지 마|반드시",
-    re.I,
-)
 # Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
 # sentence any word in Latin script (`base`, `conda`, `pnpm`) names a technical thing.
 _CONCRETE = re.compile(
@@ -352,7 +341,7 @@ def stated_in_task(turn: Turn) -> list[Moment]:
     concrete ("禁止使用 base 环境", "never commit `.env`"), as its own moment."""
     best = ""
     for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
-        if not 8 <= len(sentence) <= 240 or not _STANDING.search(sentence):
+        if not 8 <= len(sentence) <= 240 or not STANDING.search(sentence):
             continue
         if QUESTION.search(sentence) or ASKING.match(sentence):
             continue
