@@ -126,7 +126,7 @@ def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why
          "From now on save claude skills in `~/.claude/skills`, never in the repo"),  # any home
         # Kept by both blind reviewers of the local corpus' drafts:
         ("interruption", "Pleas do not add your signature on the commit messages",
-         "Pleas do not add your signature on the commit messages"),
+         "Do not add your signature on the commit messages"),  # the lead-in's typo dropped too
         ("redo", "We don't need reversible migrations, we are in dev mode",
          "We don't need reversible migrations, we are in dev mode"),
         ("interruption", "The CLAUDE file is on the gitignore, dont talk about it",
