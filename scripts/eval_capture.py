@@ -40,6 +40,15 @@ def load(name: str) -> list[dict[str, Any]]:
     return sessions
 
 
+# The committed sets, then the corpora whose transcripts were fetched and are never
+# committed (their labels are: tests/eval/capture/README.md says how to get the sessions).
+SET_NAMES = ("tuning", "fresh", "corpus-a", "corpus-b", "corpus-c", "heldout")
+
+
+def present_sets() -> tuple[str, ...]:
+    return tuple(name for name in SET_NAMES if (SETS / name / "sessions").is_dir())
+
+
 def folder(name: str) -> Path:
     """A set of tests/eval/capture by name, or any folder holding a labels.yaml (`--dir`)."""
     return Path(name) if "/" in name else SETS / name
@@ -119,9 +128,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--set",
-        choices=("tuning", "fresh", "heldout", "both"),
+        choices=(*SET_NAMES, "both"),
         default="both",
-        help="both = every set: tuning, fresh, then heldout",
+        help="both = tuning, fresh, the corpora whose sessions are present, then heldout",
     )
     parser.add_argument(
         "--dir", help="a folder with labels.yaml and sessions/, in the same schema (not committed)"
@@ -129,7 +138,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
-    names = ("tuning", "fresh", "heldout") if args.set == "both" else (args.set,)
+    names = present_sets() if args.set == "both" else (args.set,)
     if args.dir:
         names = (str(Path(args.dir).resolve()),)
     reports = [evaluate(name) for name in names]

@@ -32,7 +32,6 @@ def test_the_rules_a_reviewer_kept_are_stated(entries: list[dict[str, object]]) 
     assert {
         "`python` is not found here: run `python3`",  # was "Use `python3`, not `python`"
         "`Capybara.server_port` is `nil` in the `around(:each)` hook",
-        "Reference a var for `VITE_YNAB_REDIRECT_URI`",  # was "Let's reference a var for …"
         "以后所有的claude skill 保存在我本地个人目录,而非项目目录",
     } <= summaries
 
@@ -45,9 +44,11 @@ KEPT_BY_REVIEWERS = {
     "我指定创建的skills增加custom前缀,自动创建的不管",
     "`Capybara.server_port` is `nil` in the `around(:each)` hook",
     "Run `yarn test` from `ynab_web`, not `yarn test:web`",
-    "Reference a var for `VITE_YNAB_REDIRECT_URI`",
     "`claude doctor` hangs when the agent runs it",
 }
+# Kept by one reviewer of two ("a finished edit" to the other); no word makes it standing, so
+# since the third review round (precision on sessions the gate never saw) it stays a moment.
+SPLIT_NOW_A_MOMENT = "Reference a var for `VITE_YNAB_REDIRECT_URI`"
 # … and these both reviewers rejected (a task request, a chatty remark, answers to setup
 # questions, a sandbox event, a config fix that names no rule, a silent refusal, a path of
 # one machine, a finding about "the server").
@@ -65,6 +66,7 @@ def test_only_rules_the_reviewers_kept_are_drafted(entries: list[dict[str, objec
     assert not [s for s in summaries if s.startswith(REJECTED_BY_REVIEWERS)]
     judged = [s for s in summaries if not s.startswith(NOT_YET_JUDGED)]
     assert len(judged) == len(KEPT_BY_REVIEWERS) + 1  # was 20 drafts, 8 of them kept
+    assert SPLIT_NOW_A_MOMENT not in summaries
 
 
 # Drafted since that review (more moments a session: `moments.PER_SESSION` 3 → 5); the

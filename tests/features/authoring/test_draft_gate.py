@@ -66,10 +66,10 @@ def _said(kind: str, said: str) -> Moment:
     [
         ("redo", "adjust specs/001/plan.md so that it matches the chosen tech stack in "
                  "spec.md ## 5. Technology Stack", "a request for this task"),
-        ("follow-up", "lol im not catting the sg keyring to u. but its there", "not stated"),
+        ("follow-up", "lol im not catting the sg keyring to u. but its there", "no word makes it"),
         ("follow-up", "язык - русский, тип проектов - развитие программы лояльности, колонки "
                       "таблицы - задача, результат, git не использую, мне нужен план в виде шагов.",
-         "not stated"),
+         "no word makes it"),
         ("follow-up", "删除目前claude下所有skills,软链并使用我提供的文件夹下的skills,以后自动创建或者"
                       "我要求创建的skills也都存放在我提供的文件下", "only the conversation shows"),
         ("follow-up", "Always save the exports to C:\\Users\\admin\\Downloads, never the repo",
@@ -97,6 +97,12 @@ def _said(kind: str, said: str) -> Moment:
         ("interruption", "Instead of duplicate tables with the same structure", "a fragment"),
         ("follow-up", "查看系统里所有端口占用状况，生成端口占用表`teacher/port.csv`", "a request for this task"),
         ("interruption", "Dont run", "too short"),
+        # Reviewers split on this one (a rule to one, a finished edit to the other); said
+        # after an edit, with no word that makes it standing, it is a moment since the third
+        # round of reviews (the gate's precision on sessions it never saw).
+        ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI", "no word makes it"),
+        ("after-error", "Use this as a mobile app", "no word makes it"),  # "use X" not refusing
+        ("interruption", "See `business_process_categories` for the layout", "only the conversation"),
     ],
 )  # fmt: skip
 def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:
@@ -111,8 +117,8 @@ def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why
          "以后所有的claude skill 保存在我本地个人目录,而非项目目录"),  # 以后 / 而非: a rule word
         ("interruption", "采用如下方案,我指定创建的skills增加custom前缀,自动创建的不管",
          "我指定创建的skills增加custom前缀,自动创建的不管"),  # "X, not Y": a negated clause
-        ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI",
-         "Reference a var for `VITE_YNAB_REDIRECT_URI`"),  # "use X" and its kin
+        ("rejection", "no, reference a var for VITE_YNAB_REDIRECT_URI",
+         "Reference a var for `VITE_YNAB_REDIRECT_URI`"),  # "use X" and its kin, when refusing
         ("follow-up", "Use pnpm, not npm, in web/", "Use pnpm, not npm, in web/"),
         ("follow-up", "Always keep the line length below 100", "Always keep the line length "
                       "below 100"),  # "below" is no pointer at the conversation here
@@ -120,7 +126,7 @@ def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why
          "From now on save claude skills in `~/.claude/skills`, never in the repo"),  # any home
         # Kept by both blind reviewers of the local corpus' drafts:
         ("interruption", "Pleas do not add your signature on the commit messages",
-         "Pleas do not add your signature on the commit messages"),
+         "Do not add your signature on the commit messages"),  # the lead-in's typo dropped too
         ("redo", "We don't need reversible migrations, we are in dev mode",
          "We don't need reversible migrations, we are in dev mode"),
         ("interruption", "The CLAUDE file is on the gitignore, dont talk about it",
@@ -242,3 +248,19 @@ def test_extract_shows_the_moments_without_a_draft(
     assert "1 moment(s) without a draft" in shown.out
     data = orbit("learning", "extract", str(path), "--json").json()
     assert data["drafts"] == [] and data["moments_without_draft"][0]["moment"] == "interruption"
+
+
+def test_a_long_job_that_never_returns_stays_a_moment_while_a_tool_waiting_is_drafted() -> None:
+    """A training script runs long by design (both reviewers rejected "`python train.py`
+    hangs"); a tool that waits for a terminal is the lesson (both kept `claude doctor`)."""
+    job = Moment("hang", [14, 15], 0.55, failed="python train.py --epochs 50", operation="python")
+    tool = Moment("hang", [42, 46], 0.55, failed="claude doctor 2>&1", operation="claude")
+    assert "runs long" in str(draft_or_reason(job, path="s.jsonl", root=CWD))
+    assert draft_for(tool, path="s.jsonl", root=CWD) is not None
+
+
+def test_a_command_rerun_with_sudo_stays_a_moment() -> None:
+    moment = Moment("error-fix", [10, 14], 0.7, operation="mkdir", failed="mkdir -p /opt/app",
+                    fixed="sudo mkdir -p /opt/app", changes=["with `sudo`"],
+                    error="mkdir: cannot create directory '/opt/app': Permission denied")  # fmt: skip
+    assert "root rights" in str(draft_or_reason(moment, path="s.jsonl", root=CWD))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from orbit_learnings.curation.capture import wording
 from orbit_learnings.curation.capture.drafting import Draft, draft_for, globs_for
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.moments import Moment
@@ -76,13 +77,13 @@ def test_a_redone_edit_shows_the_lines_the_agent_changed(tmp_path: Path) -> None
         claude.call("t1", "Edit", file_path=workflow, old_string="run: npm run build",
               new_string=f"run: npm run build\n  env:\n    {literal}"),
         claude.result("t1", "The file has been updated."),
-        _said("Let's reference a var for VITE_YNAB_REDIRECT_URI"),
+        _said("Let's reference a var for VITE_YNAB_REDIRECT_URI, never the literal URL"),
         claude.call("t2", "Edit", file_path=workflow, old_string=literal, new_string=variable),
         claude.result("t2", "The file has been updated."),
     )  # fmt: skip
     assert (draft.detector, draft.summary) == (
         "redo",
-        "Reference a var for `VITE_YNAB_REDIRECT_URI`",
+        "Reference a var for `VITE_YNAB_REDIRECT_URI`, never the literal URL",
     )
     assert f"- {literal}\n+ {variable}" in draft.body
     assert draft.paths == [".github/workflows/deploy.yml"] and draft.tags == ["ci"]  # was "git"
@@ -256,3 +257,12 @@ def test_a_codex_patch_that_fixed_the_command_shows_its_lines() -> None:
         d for d in extract_sessions([str(rollout)], None).drafts if d.detector == "error-fix"
     )
     assert '- "test": "jest"\n+ "test": "jest --setupFiles dotenv/config"' in fix.body
+
+
+def test_a_rerun_with_sudo_says_the_program_needs_it() -> None:
+    moment = _error_fix(operation="mkdir", failed="mkdir -p /opt/app/logs", fixed="sudo mkdir -p /opt/app/logs",
+                        error="mkdir: cannot create directory '/opt/app/logs': Permission denied",
+                        changes=["with `sudo`"])  # fmt: skip
+    assert (
+        wording.rerun_rule(moment) == "`mkdir` needs `sudo` here"
+    )  # was "Use `sudo`, not `mkdir`"

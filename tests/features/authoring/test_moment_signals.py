@@ -384,7 +384,7 @@ def _pytest_then(tmp_path: Path, error: str, setup: str) -> str:
     ])  # fmt: skip
 
 
-def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix(tmp_path: Path) -> None:
+def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix_moment(tmp_path: Path) -> None:
     """passlib 1.7.4 and bcrypt 4: the test passed unchanged once bcrypt was pinned."""
     session = _pytest_then(
         tmp_path,
@@ -394,17 +394,19 @@ def test_a_rerun_that_passes_after_pinning_a_package_is_an_error_fix(tmp_path: P
     (fix,) = _found(session)
     assert (fix.kind, fix.lines) == ("error-fix", [2, 4, 6])
     assert fix.changes == ["after `uv pip install 'bcrypt<4.0'`"]
-    (draft,) = extract_sessions([session], None).drafts
-    assert draft.summary == "`pytest` needs `uv pip install 'bcrypt<4.0'` first"
+    result = extract_sessions([session], None)  # whether the setup was the fix: the reviewer's
+    assert result.drafts == [] and [m["why"] for m in result.undrafted] == [
+        "a setup step: whether it is the fix is the reviewer's call"
+    ]
 
 
-def test_installing_the_package_new_code_imports_is_a_moment_but_no_draft(tmp_path: Path) -> None:
+def test_installing_the_package_new_code_imports_is_a_moment_too(tmp_path: Path) -> None:
     session = _pytest_then(tmp_path, "ModuleNotFoundError: No module named 'httpx'", "uv add httpx")
     assert [m.kind for m in _found(session)] == ["error-fix"]
     result = extract_sessions([session], None)
     assert result.drafts == []
     assert [m["why"] for m in result.undrafted] == [
-        "a package new code needs: ordinary work, not a lesson"
+        "a setup step: whether it is the fix is the reviewer's call"
     ]
 
 
@@ -491,6 +493,8 @@ def test_the_harness_api_errors_are_not_the_agent_speaking(tmp_path: Path) -> No
         ("请在 conda 环境 single_ptz 中开发。\n❗ 禁止使用 base 环境\n完成后提交。", "❗ 禁止使用 base 环境"),
         ("Add the export button. Never commit `.env.local`; the CI reads secrets from the vault.",
          "Never commit `.env.local`; the CI reads secrets from the vault."),
+        ("### 引き継ぎメモ\n- 設定: vercel.json は headers のみ。\n- 環境変数: OPENAI_API_KEY 必須、MOCK_OCR 任意。",
+         "環境変数: OPENAI_API_KEY 必須、MOCK_OCR 任意。"),  # a handoff memo's requirement
     ],
 )  # fmt: skip
 def test_a_standing_rule_stated_with_the_task_is_a_moment(
@@ -572,3 +576,50 @@ def test_a_question_an_option_or_a_report_is_no_moment(
         ("user", said),
     ])  # fmt: skip
     assert bool(_found(session)) is kept
+
+
+def test_codex_failed_in_sandbox_then_passing_escalated_is_an_error_fix(tmp_path: Path) -> None:
+    """Codex writes a sandbox refusal as output, with no error flag: "failed in sandbox"."""
+    denied = ("failed in sandbox: error: cannot lock ref 'HEAD': Unable to create "
+              "'/Users/isaac/qna/.git/HEAD.lock': Operation not permitted")  # fmt: skip
+    session = _codex(tmp_path, [
+        ("user", "Create the feature branch."),
+        ("shell", "call_1", ".specify/scripts/bash/create-new-feature.sh --json x"),
+        ("output", "call_1", denied, 0),
+        ("shell", "call_2", ".specify/scripts/bash/create-new-feature.sh --json x --escalated"),
+        ("output", "call_2", "Switched to a new branch '001-x'", 0),
+    ], "/Users/isaac/qna")  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["error-fix"]
+
+
+def test_git_refusing_a_folder_until_it_is_marked_safe_is_an_error_fix(tmp_path: Path) -> None:
+    dubious = "Exit code 128\nfatal: detected dubious ownership in repository at '/home/gt/town'"
+    session = _claude(tmp_path, [
+        ("user", "Commit the config."),
+        ("call", "toolu_1", "Bash", {"command": "git commit -am 'config'"}),
+        ("result", "toolu_1", dubious, True),
+        ("call", "toolu_2", "Bash", {"command": "git config --global --add safe.directory /home/gt/town"}),
+        ("result", "toolu_2", "", False),
+        ("call", "toolu_3", "Bash", {"command": "git commit -am 'config'"}),
+        ("result", "toolu_3", "[main 2e80a61] config", False),
+    ], cwd="/home/gt/town")  # fmt: skip
+    (fix,) = _found(session)
+    assert fix.changes == ["after `git config --global --add safe.directory /home/gt/town`"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"), [("exit", False), ("https://github.com/github/github-mcp-server", True)]
+)
+def test_a_word_interrupting_is_no_moment_but_a_bare_link_is(
+    tmp_path: Path, said: str, kept: bool
+) -> None:
+    """ "exit" stops the agent and teaches nothing; a bare link points at the right thing
+    (the official server, the repository to use) in any language."""
+    session = _claude(tmp_path, [
+        ("user", "Add the GitHub MCP server."),
+        ("call", "toolu_1", "Edit", {"file_path": "/home/dev/shop/.codex/config.toml",
+                                     "old_string": "[mcp]", "new_string": "[mcp.github]"}),
+        ("result", "toolu_1", "[Request interrupted by user for tool use]", True),
+        ("user", f"[Request interrupted by user for tool use]{said}"),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == (["interruption"] if kept else [])

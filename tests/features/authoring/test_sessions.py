@@ -335,3 +335,19 @@ def test_a_cause_the_person_then_says_was_not_it_is_no_moment(
          *after],
     )  # fmt: skip
     assert moments.find_moments(read_session(asked, max_bytes=1 << 20)) == []
+
+
+@pytest.mark.parametrize(
+    "why", ["why do you ask permission for this?", "Warum fragst du jedes Mal?"]
+)
+def test_the_agents_answer_to_why_is_a_finding_however_worded(tmp_path: Path, why: str) -> None:
+    asked = _session(
+        tmp_path,
+        [("user", "Review your permissions."), ("assistant", "Here they are."),
+         ("user", why),
+         ("assistant", "The patterns `Bash(cat *)` match commands that start with `cat`; a pipe "
+                       "into `python3` is a different command.")],
+    )  # fmt: skip
+    found = moments.find_moments(read_session(asked, max_bytes=1 << 20))
+    assert [(m.kind, m.lines) for m in found] == [("finding", [4])]
+    assert found[0].said.startswith("The patterns `Bash(cat *)` match")

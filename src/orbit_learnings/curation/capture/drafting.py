@@ -102,7 +102,9 @@ def _gate(moment: Moment, summary: str, paths: list[str], turns: Sequence[Turn])
         return gate.error_fix_reason(moment, turns, old, new)
     if moment.kind == "finding":
         return gate.finding_reason(summary, paths)
-    return None if moment.kind == "hang" else gate.person_reason(summary)
+    if moment.kind == "hang":  # a tool waiting for a terminal, not a long job of the project's
+        return gate.long_job_reason(moment.failed)
+    return gate.person_reason(summary, stopped=moment.kind in gate.STOPPED, said=moment.said)
 
 
 def _with_patched_lines(moment: Moment, turns: Sequence[Turn]) -> Moment:

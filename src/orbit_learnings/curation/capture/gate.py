@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
+from orbit_learnings.curation.capture.moments.base import STANDING
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
@@ -67,7 +68,8 @@ AGENT_SIDE = {
 # see how…", "I thought…"), a requirement of the thing being built ("It should force…",
 # "Must be updated…"), a bug report, a pasted error, a pointer at what follows or at "that".
 _SPEAKER = re.compile(
-    r"^(I|I'm|I've|I'd|I'll|I was|I am|(?i:it|this|that) (makes|seems|looks|feels))\b|"
+    r"^(I|I'm|I've|I'd|I'll|I was|I am|(?i:it|this|that) (makes|seems|looks|feels))\b"
+    r"(?! (always|never|prefer))|"
     r"^(我们?想|我希望|希望)"
 )
 # Bound to this task: "don't change any other files", "we don't need X anymore".
@@ -86,7 +88,8 @@ _BUG_REPORT = re.compile(
     re.I,
 )
 _POINTER = re.compile(
-    r"([:\\]\s*$)|\b(touch|change|fix|remove|use|do) (that|this|it|them)\W*$|\bthis \w+:",
+    r"([:\\]\s*$)|\b(touch|change|fix|remove|use|do) (that|this|it|them)\W*$|\bthis \w+:|"
+    r"^(see|look at|check out)\b",
     re.I,
 )
 _OUTPUT = re.compile(r"^(error|fatal|traceback|warning|exception)\b[:\s]", re.I)
@@ -99,17 +102,53 @@ _TASK_VERB_ELSEWHERE = re.compile(
 )
 
 
-def person_reason(summary: str) -> str | None:
-    """The person's words as a rule: a rule word, a general class, "X, not Y", or "use X";
-    not a request about this task's deliverable, not a pointer at what only the conversation
-    shows, not the speaker's state, a requirement of what is being built, or a bug report."""
+# The person stopped the agent: refused its call or interrupted it. Behaviour enough to
+# take "use X" or "every X" for a rule; any other message needs a word that makes it standing.
+STOPPED = {"rejection", "interruption"}
+
+
+def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str | None:
+    """The person's words as a rule, or why not. Not a pointer at what only the conversation
+    shows, the speaker's state, a requirement of what is being built, a bug report or this
+    task's request. Then a standing shape: a standing word (`never`, `always`, `don't`,
+    `instead`, `以后`, …), "X, not Y", or a class with a rule word ("each X must …"); when
+    the person `stopped` the agent, "use X" or a class alone."""
+    reason = _not_a_rule(summary)
+    if reason:
+        return reason
+    sentence = _sentence_of(summary, said)  # "stop running the suite; use `make x`"
+    standing = bool(STANDING.search(f"{summary}\n{sentence}") or _CONTRAST.search(summary))
+    if standing or (GENERAL_CLASS.search(summary) and RULE_WORD.search(summary)):
+        return None
+    if stopped and (_USE.match(summary) or RULE_WORD.search(summary) or _ALSO_RULE.search(summary)):
+        return None
+    if stopped and GENERAL_CLASS.search(summary) and not _TASK_VERB.match(summary):
+        return None
+    if _TASK_VERB.match(summary):
+        return "a request for this task, not a standing rule"
+    return "no word makes it standing (never, always, don't, instead, from now on, 以后, …)"
+
+
+def _sentence_of(summary: str, said: str) -> str:
+    """The sentence of the person's words the summary was taken from ("" when not found)."""
+    start = summary.replace("`", "").strip(" .").lower()[:15]
+    at = said.replace("`", "").lower().find(start) if start else -1
+    if at < 0:
+        return ""
+    plain = said.replace("`", "")
+    before = max(plain.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n", "。"))
+    ends = [i for mark in (". ", "! ", "? ", "\n", "。") if (i := plain.find(mark, at)) >= 0]
+    return plain[before + 1 : min(ends) if ends else None]
+
+
+def _not_a_rule(summary: str) -> str | None:
     if _DEICTIC.search(summary) or _POINTER.search(summary):
         return "it points at something only the conversation shows"
     if len(summary.split()) < 3 and not re.search(r"[\u3040-\u9fff]{6}", summary):
         return "too short to state a rule"
     if _SPEAKER.match(summary):
         return "the speaker's own view or state, not a rule"
-    if _THIS_TASK.search(summary):
+    if _THIS_TASK.search(summary) or _TASK_VERB_ELSEWHERE.match(summary):
         return "a request for this task, not a standing rule"
     if _FRAGMENT.match(summary):
         return "a fragment, not a rule"
@@ -117,21 +156,18 @@ def person_reason(summary: str) -> str | None:
         return "a requirement of what is being built, not a rule for the team"
     if _BUG_REPORT.search(summary) or _OUTPUT.match(summary):
         return "a bug report or an error, not a rule"
-    if _TASK_VERB_ELSEWHERE.match(summary):
-        return "a request for this task, not a standing rule"
-    strong = bool(
-        RULE_WORD.search(summary)
-        or _ALSO_RULE.search(summary)
-        or _CONTRAST.search(summary)
-        or _USE.match(summary)
-    )
-    if strong:
-        return None
-    if GENERAL_CLASS.search(summary) and not _TASK_VERB.match(summary):
-        return None
-    if _TASK_VERB.match(summary):
-        return "a request for this task, not a standing rule"
-    return "not stated as a rule"
+    return None
+
+
+# A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
+# job runs long by design, while a tool that never returns (`claude doctor`) wants a terminal.
+_SCRIPT = re.compile(r"\S+\.(py|js|mjs|ts|rb|sh|pl|php|jl|R)\b")
+
+
+def long_job_reason(command: str) -> str | None:
+    if _SCRIPT.search(command):
+        return "a script of the project that runs long: whether it should is the reviewer's call"
+    return None
 
 
 def finding_reason(summary: str, paths: Sequence[str]) -> str | None:
@@ -167,9 +203,10 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
     failure = failure_text(moment, turns)
-    setup = next((c for c in moment.changes if c.startswith("after ")), "")
-    if setup:
-        return _setup_reason(setup, failure)
+    if any(c.startswith("after ") for c in moment.changes):
+        return "a setup step: whether it is the fix is the reviewer's call"
+    if "sudo" in moment.fixed.split() and "sudo" not in moment.failed.split():
+        return "root rights on one machine, not a rule for the team"
     if any(c.startswith("inside ") for c in moment.changes):
         return None if _UNREACHED.search(failure) else "the failure does not say what was missing"
     if moment.edits and not moment.changes:
@@ -189,20 +226,6 @@ _UNREACHED = re.compile(
     r"could not (connect|translate host)|[Cc]onnection refused|ECONNREFUSED|Name or service not"
     r" known|getaddrinfo|[Uu]nknown host|command not found|not found|No such file"
 )
-_MISSING_MODULE = re.compile(r"No module named|Cannot find (module|package)|ModuleNotFoundError")
-_PINNED = re.compile(r"[<>=~^!]=?\s*\d|@\d")
-
-
-def _setup_reason(setup: str, failure: str) -> str | None:
-    """A rerun that passed after `pip install 'bcrypt<4.0'`: a lesson when the failure names
-    what the setup brought and it is not just the missing package of new code (a pin is)."""
-    command = setup[len("after ") :].strip("`")
-    words = commands.tokens(command)[2:]  # what was installed, started or generated
-    if not _mentions(failure, " ".join(w for w in words if not w.startswith("-"))):
-        return "the failure does not name what was set up"
-    if _MISSING_MODULE.search(failure) and not _PINNED.search(command):
-        return "a package new code needs: ordinary work, not a lesson"
-    return None
 
 
 def _key(change: str) -> str:

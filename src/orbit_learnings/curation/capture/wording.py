@@ -53,7 +53,7 @@ def reads_as_rule(text: str) -> bool:
 
 
 _LEAD = re.compile(
-    r"^(no+|nope|nah|actually|wait|hmm+|ok(ay)?|well|also|and|but|so|please|pls|hey|lol|yes|"
+    r"^(no+|nope|nah|actually|wait|hmm+|ok(ay)?|well|also|and|but|so|pleas?e?|pls|plz|hey|lol|yes|"
     r"yeah|sure|right|let'?s|let us|i want you to|i'?d like you to|can you|could you|"
     r"you (should|need to|have to|must)|we (should|need to|have to|must)|"
     r"und|bitte|nein|doch|non|não|いや|いいえ|不对|不是|采用如下方案|按这个方案|就这样|好的)\b"
@@ -388,6 +388,8 @@ def rerun_rule(moment: Moment) -> str:
     programs = changed_programs(moment)
     if programs and not any(c.startswith("inside ") for c in moment.changes):
         old, new = programs
+        if new in ("sudo", "doas"):  # a wrapper in front: the same program, with rights
+            return f"`{moment.operation or old}` needs `{new}` here"
         if _NOT_FOUND.search(moment.error) and old in moment.error:
             instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
             return f"`{old}` is not found here: run `{instead}`"

@@ -51,13 +51,29 @@ WEAK_CUES = re.compile(
 )
 
 
+# Words that make a sentence a standing rule rather than this task's requirement: "never",
+# "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
+# "the page should show X" is its requirement, "you must not commit .env" a rule).
+STANDING = re.compile(
+    r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
+    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|rather than|prefer|"
+    r"stop (using|running|doing|adding|calling|writing|asking)|"
+    r"immer|niemals|nie|statt|anstatt|jamais|toujours|au lieu|nunca|siempre|en lugar|en vez|"
+    r"всегда|никогда|нельзя|вместо|important|caveat|gotcha|known issue|note that)\b"
+    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|而非|而不是|改用|"
+    r"しないで|ではなく|必ず|必須|常に|今後|てはいけない|注意|항상|절대|하지 마|반드시|대신|말고",
+    re.I,
+)
+
+
 def rule_cue(text: str) -> bool:
     """Whether words read as a standing rule (`never`, `always`, `instead`, `以后`, …)."""
     return bool(STRONG_CUES.search(text) or WEAK_CUES.search(text))
 
 
 ERROR_OUTPUT = re.compile(
-    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|PermissionDenied|Permission denied|"
+    r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|^failed in sandbox\b|"
+    r"Operation not permitted|PermissionDenied|Permission denied|"
     r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module",
     re.M,
 )

@@ -23,7 +23,7 @@ UNREACHABLE = 0.55
 # when its output was asked for, Codex's limit), or `timeout`'s exit 124; never a test's
 # own "timed out" in its output.
 _TIMED_OUT = re.compile(
-    r"^\s*(Command timed out|command timed out|<retrieval_status>timeout)|"
+    r"^\s*(Exit code \d+\s+)?(Command timed out|command timed out|<retrieval_status>timeout)|"
     r"(Exit code|exited with code)[:\s]+124\b"
 )
 _BACKGROUND = re.compile(r"running in background with ID:\s*(\w+)")
@@ -156,7 +156,8 @@ _REFUSED_BY_MACHINE = re.compile(
     r"Permission denied|EACCES|Operation not permitted|Read-only file system|"
     r"No space left on device|Cannot connect to the Docker daemon|certificate verify failed|"
     r"EADDRINUSE|[Aa]ddress already in use|Could not resolve host|"
-    r"Temporary failure in name resolution|[Nn]etwork is unreachable"
+    r"Temporary failure in name resolution|[Nn]etwork is unreachable|"
+    r"not a git repository|detected dubious ownership"
 )
 
 

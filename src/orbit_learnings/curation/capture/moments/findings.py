@@ -30,11 +30,14 @@ def findings(turns: list[Turn]) -> list[Moment]:
     report, or after a failure: one moment per statement, its sentence quoted."""
     moments: list[Moment] = []
     for position, turn in enumerate(turns):
-        if turn.kind != ASSISTANT or not (match := _FINDING.search(turn.text)):
+        if turn.kind != ASSISTANT:
             continue
-        if not _prompted(turns, position) or _still_failing(turns, position):
+        match = _FINDING.search(turn.text)
+        answer = not match and len(turn.text.split()) >= 6 and _answers_why(turns, position)
+        at = match.start() if match else 0 if answer else -1
+        if at < 0 or not _prompted(turns, position) or _still_failing(turns, position):
             continue
-        said = sentence_around(turn.text, match.start())
+        said = sentence_around(turn.text, at)
         files = files_in(turns[max(0, position - 6) : position + 2])
         moments.append(Moment("finding", [turn.line], FINDING, said=said, files=files))
     return moments
@@ -48,6 +51,24 @@ def _prompted(turns: list[Turn], at: int) -> bool:
         if turn.kind == USER:
             text = turn.text.strip()
             return bool(QUESTION.search(text) or ASKING.match(text) or REPORT.search(text))
+    return False
+
+
+# The person asking why: the agent's answer is the cause, however it words it.
+_WHY = re.compile(
+    r"\b(why|how come|warum|wieso|weshalb|pourquoi|por qu[eé]|perch[eé]|почему|зачем)\b|"
+    r"为什么|為什麼|怎么会|なぜ|どうして|왜",
+    re.I,
+)
+
+
+def _answers_why(turns: list[Turn], at: int) -> bool:
+    """Whether this is the agent's first words after the person asked why."""
+    for turn in reversed(turns[max(0, at - 8) : at]):
+        if turn.kind == ASSISTANT and turn.text.strip():
+            return False
+        if turn.kind == USER:
+            return bool(_WHY.search(turn.text[:300]))  # asked up front, not in a pasted log
     return False
 
 

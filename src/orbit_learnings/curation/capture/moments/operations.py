@@ -161,7 +161,7 @@ SETUP = re.compile(
     r"^((pip|pip3|conda|mamba|brew|apt|apt-get|gem|pipx) install|uv (add|sync|pip)|"
     r"(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|cargo add|go (get|mod)|"
     r"bundle install|composer (install|require)|docker compose|docker-compose|docker start|"
-    r"systemctl|service|prisma|alembic upgrade|rails db:\w+)$"
+    r"systemctl|git config|service|prisma|alembic upgrade|rails db:\w+)$"
 )
 
 

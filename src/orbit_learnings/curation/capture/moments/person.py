@@ -12,6 +12,7 @@ from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
     EDIT_TOOLS,
     ERROR_OUTPUT,
+    STANDING,
     STRONG_CUES,
     WEAK_CUES,
     Moment,
@@ -77,7 +78,7 @@ _THANKS = re.compile(
 # rarely a rule, unless a rule cue follows.
 _AGREEING = re.compile(
     r"^\W*(\d{1,2}\W*$|(option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
-    r"let'?s (do|go|try)|sounds good|"
+    r"let'?s? (do|go|try)|sounds good|"
     r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
 )
@@ -233,6 +234,9 @@ def _answered(turns: list[Turn], at: int) -> bool:
     return False
 
 
+_ONLY_URL = re.compile(r"^<?https?://\S+>?$")
+
+
 def score(base: float, said: str, *, shown: bool = False, answering: bool = False) -> float:
     """How likely the words state a rule worth keeping (`answering`: the agent had just asked
     something, so a path or a name in the message answers it rather than states a fact)."""
@@ -247,8 +251,8 @@ def score(base: float, said: str, *, shown: bool = False, answering: bool = Fals
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
         value -= 0.2  # agreeing to the agent's plan picks an option; it states no rule
-    if words < 3:
-        value -= 0.3  # "yes", "continue", "ok go"
+    if words < 3 and not _ONLY_URL.match(text):  # a bare link points at the right thing
+        value -= 0.35  # "yes", "continue", "ok go", "exit": below the bar even interrupting
     if _only_asks(text, strong=strong) and not shown:
         value -= 0.3  # a question asks; it rarely states a rule (a pasted failure shows one)
     if REPORT.search(text) and not strong and not shown:
@@ -321,17 +325,6 @@ def _commands(span: list[Turn]) -> dict[str, str]:
 # --- a standing rule stated with the task ------------------------------------------------------
 
 STATED = 0.5
-# Words that make a sentence a standing rule rather than this task's requirement: "never",
-# "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
-# "the page should show X" is its requirement, "you must not commit .env" a rule).
-_STANDING = re.compile(
-    r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
-    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|"
-    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда|нельзя)\b"
-    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|"
-    r"しないで|禁止|必ず|常に|今後|てはいけない|항상|절대|하지 마",
-    re.I,
-)
 # Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
 # sentence any word in Latin script (`base`, `conda`, `pnpm`) names a technical thing.
 _CONCRETE = re.compile(
@@ -348,7 +341,7 @@ def stated_in_task(turn: Turn) -> list[Moment]:
     concrete ("禁止使用 base 环境", "never commit `.env`"), as its own moment."""
     best = ""
     for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
-        if not 8 <= len(sentence) <= 240 or not _STANDING.search(sentence):
+        if not 8 <= len(sentence) <= 240 or not STANDING.search(sentence):
             continue
         if QUESTION.search(sentence) or ASKING.match(sentence):
             continue
