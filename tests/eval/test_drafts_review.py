@@ -47,7 +47,7 @@ KEPT_BY_REVIEWERS = {
     "`claude doctor` hangs when the agent runs it",
 }
 # Kept by one reviewer of two ("a finished edit" to the other); no word makes it standing, so
-# since the third review round (precision on sessions the gate never saw) it stays a moment.
+# since the third review round (precision on sessions it was not shaped on) it stays a moment.
 SPLIT_NOW_A_MOMENT = "Reference a var for `VITE_YNAB_REDIRECT_URI`"
 # … and these both reviewers rejected (a task request, a chatty remark, answers to setup
 # questions, a sandbox event, a config fix that names no rule, a silent refusal, a path of

@@ -22,6 +22,7 @@ import pytest
 
 from orbit_learnings.curation.capture.drafting import draft_for, draft_or_reason
 from orbit_learnings.curation.capture.extract import Extraction, extract_sessions
+from orbit_learnings.curation.capture.gate import long_job_reason
 from orbit_learnings.curation.capture.moments import Moment
 from tests.features.authoring import claude_records as claude
 from tests.features.authoring.claude_records import CWD, write_session
@@ -99,7 +100,7 @@ def _said(kind: str, said: str) -> Moment:
         ("interruption", "Dont run", "too short"),
         # Reviewers split on this one (a rule to one, a finished edit to the other); said
         # after an edit, with no word that makes it standing, it is a moment since the third
-        # round of reviews (the gate's precision on sessions it never saw).
+        # round of reviews (the gate's precision on sessions it was not shaped on).
         ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI", "no word makes it"),
         ("after-error", "Use this as a mobile app", "no word makes it"),  # "use X" not refusing
         ("interruption", "See `business_process_categories` for the layout", "only the conversation"),
@@ -264,3 +265,33 @@ def test_a_command_rerun_with_sudo_stays_a_moment() -> None:
                     fixed="sudo mkdir -p /opt/app", changes=["with `sudo`"],
                     error="mkdir: cannot create directory '/opt/app': Permission denied")  # fmt: skip
     assert "root rights" in str(draft_or_reason(moment, path="s.jsonl", root=CWD))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "When running tests always use `make test`",  # opens like a fragment
+        "The tests must never hit the network",  # like a requirement, but negated: a rule
+        "Warning messages should never be ignored",  # opens like pasted output
+        "Create migrations with `alembic revision`, never by hand",  # "crea…" is no Spanish verb
+        "Implementation files must never import from tests",
+        "请不要使用 npm，始终使用 pnpm",  # a polite Chinese rule
+        "I'd prefer we never use npm here",
+        "Don't use npm, it doesn't work with our workspaces",
+        "Never use this flag: --force",
+    ],
+)
+def test_a_standing_word_outweighs_shapes_that_only_usually_mean_no_rule(said: str) -> None:
+    """Found by review: the shapes reviewers rejected (a fragment, a requirement, an error,
+    a task verb in another language) refused these rules until a standing word outweighed them."""
+    assert draft_for(_said("follow-up", said), path="s.jsonl", root=CWD) is not None, said
+
+
+@pytest.mark.parametrize(
+    ("command", "long_job"),
+    [("python train.py --epochs 50", True), ("cd x && uv run python scripts/run.py", True),
+     ("vim src/app.py", False), ('git commit -m "fix app.py"', False),
+     ("uv run pytest tests/test_api.py", False)],
+)  # fmt: skip
+def test_a_long_job_is_a_script_run_by_its_interpreter(command: str, long_job: bool) -> None:
+    assert (long_job_reason(command) is not None) is long_job

@@ -623,3 +623,44 @@ def test_a_word_interrupting_is_no_moment_but_a_bare_link_is(
         ("user", f"[Request interrupted by user for tool use]{said}"),
     ])  # fmt: skip
     assert [m.kind for m in _found(session)] == (["interruption"] if kept else [])
+
+
+def test_a_rule_opening_with_do_not_is_no_question(tmp_path: Path) -> None:
+    """ "Do" opens questions ("Do you…?") and rules ("Do not…"): only the first asks."""
+    session = _claude(tmp_path, [
+        ("user", "Add left-pad to the web app. Do not commit `.env.local` while you are at it."),
+        ("call", "toolu_1", "Bash", {"command": "npm install left-pad"}),
+        ("result", "toolu_1", "added 1 package", False),
+        ("user", "Do not use npm in this repo, always use pnpm"),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["stated", "follow-up"]
+
+
+def test_output_that_only_mentions_a_refusal_is_not_blocked(tmp_path: Path) -> None:
+    passing = "PASS perms.test.ts\n ✓ returns EACCES as 'Permission denied'\nTests: 1 passed"
+    session = _claude(tmp_path, [
+        ("user", "Run the permission tests."),
+        ("call", "toolu_1", "Bash", {"command": "npm test -- perms"}),
+        ("result", "toolu_1", passing, False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
+@pytest.mark.parametrize(
+    ("between", "kept"),
+    [("docker compose logs db", False), ("pip install nonexistent-pkg-xyz", False),
+     ("pip3 install 'bcrypt<4.0'", True)],
+)  # fmt: skip
+def test_only_a_setup_step_that_worked_counts(tmp_path: Path, between: str, kept: bool) -> None:
+    """A command that only looks (`docker compose logs`) or that failed is no setup step."""
+    broken = "ERROR: No matching distribution found" if "nonexistent" in between else "ok"
+    session = _claude(tmp_path, [
+        ("user", "Make the auth tests pass."),
+        ("call", "toolu_1", "Bash", {"command": "pytest -q"}),
+        ("result", "toolu_1", "E   ValueError: password cannot be longer than 72 bytes", True),
+        ("call", "toolu_2", "Bash", {"command": between}),
+        ("result", "toolu_2", broken, "nonexistent" in between),
+        ("call", "toolu_3", "Bash", {"command": "pytest -q"}),
+        ("result", "toolu_3", "3 passed", False),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == (["error-fix"] if kept else [])

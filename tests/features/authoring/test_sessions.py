@@ -351,3 +351,21 @@ def test_the_agents_answer_to_why_is_a_finding_however_worded(tmp_path: Path, wh
     found = moments.find_moments(read_session(asked, max_bytes=1 << 20))
     assert [(m.kind, m.lines) for m in found] == [("finding", [4])]
     assert found[0].said.startswith("The patterns `Bash(cat *)` match")
+
+
+@pytest.mark.parametrize(
+    ("command", "operation"),
+    [("kubectl exec mypod -n prod -- python manage.py migrate", "python manage.py migrate"),
+     ("docker run --rm --network host myimg pytest -q", "pytest"),
+     ("docker compose -f dc.yml exec web pytest", "pytest")],
+)  # fmt: skip
+def test_the_command_run_in_a_container_is_the_operation(command: str, operation: str) -> None:
+    assert commands.operation(command) == operation
+
+
+def test_a_pasted_document_with_front_matter_stays_the_persons_words(tmp_path: Path) -> None:
+    pasted = (
+        "---\ntitle: Release notes\ndate: 2026-11-20\n---\n\nFix the typos, never change the date."
+    )
+    session = read_session(_session(tmp_path, [("user", pasted)]), max_bytes=1 << 20)
+    assert session.turns[0].text.endswith("never change the date.")

@@ -90,15 +90,23 @@ _PLACES = {
     ("kubectl", "exec"): 2,
 }
 _VALUED = {"-u", "--user", "-w", "--workdir", "-e", "--env", "-c", "--container", "-n",
-           "--namespace", "--name", "-v", "--volume", "-p", "--publish", "--env-file"}  # fmt: skip
+           "--namespace", "--name", "-v", "--volume", "-p", "--publish", "--env-file",
+           "--network", "--platform", "--entrypoint", "--mount", "-m", "--memory", "--index",
+           "-l", "--label", "--gpus", "--add-host", "-h", "--hostname", "--cpus"}  # fmt: skip
+_COMPOSE_GLOBAL = {"-f", "--file", "-p", "--project-name", "--profile", "--env-file"}
 
 
 def container(words: list[str]) -> tuple[list[str], list[str]]:
     """(the words that say where it runs, the command run there), or ([], words) when the
     command runs here."""
+    words = _without_compose_options(words)
     for place, length in _PLACES.items():
         if tuple(words[:length]) != place:
             continue
+        if "--" in words[length:]:  # `kubectl exec pod -n prod -- python …`
+            split = words.index("--", length)
+            if words[split + 1 :]:
+                return words[: split + 1], words[split + 1 :]
         position = length
         while position < len(words) and words[position].startswith("-"):
             option = words[position]
@@ -113,7 +121,17 @@ def container(words: list[str]) -> tuple[list[str], list[str]]:
     return [], words
 
 
-def _program(words: list[str]) -> list[str]:
+def _without_compose_options(words: list[str]) -> list[str]:
+    """`docker compose -f dc.yml exec web …` as `docker compose exec web …`."""
+    if words[:2] != ["docker", "compose"]:
+        return words
+    rest = words[2:]
+    while len(rest) > 1 and rest[0] in _COMPOSE_GLOBAL:
+        rest = rest[2:]
+    return words[:2] + rest
+
+
+def program_words(words: list[str]) -> list[str]:
     """The words after env assignments, wrappers, runners and containers: what really runs."""
     while words:
         head = words[0] if words[0] == "./gradlew" else words[0].rsplit("/", 1)[-1]
@@ -136,7 +154,7 @@ def _program(words: list[str]) -> list[str]:
 def operation(command: str) -> str | None:
     """What a command line does, as a short key; None when it only looks or sets up."""
     for words in segments(command):
-        program = _program(words)
+        program = program_words(words)
         if (
             program[:1] in (["bash"], ["sh"], ["zsh"])
             and len(program) > 2
@@ -174,8 +192,8 @@ def _key(program: list[str]) -> str | None:
 
 
 def first_segment(command: str) -> str:
-    """The simple command of a line that runs an operation (`cd web && npm i -D x` → `npm i
-    -D x`), as written; the whole line when none does."""
+    """The first simple command of a line that runs an operation (`cd web && npm i -D x` →
+    `npm i -D x`), quoted for a shell; the whole line when none does."""
     for words in segments(command):
         if operation(shlex.join(words)) is not None:
             return shlex.join(words)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
-from orbit_learnings.curation.capture.moments.base import STANDING
+from orbit_learnings.curation.capture.moments.base import CJK, STANDING
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
@@ -69,7 +69,7 @@ AGENT_SIDE = {
 # "Must be updated…"), a bug report, a pasted error, a pointer at what follows or at "that".
 _SPEAKER = re.compile(
     r"^(I|I'm|I've|I'd|I'll|I was|I am|(?i:it|this|that) (makes|seems|looks|feels))\b"
-    r"(?! (always|never|prefer))|"
+    r"(?! (always|never|prefer|want you to|would prefer|'d prefer))(?!'d (prefer|rather))|"
     r"^(我们?想|我希望|希望)"
 )
 # Bound to this task: "don't change any other files", "we don't need X anymore".
@@ -77,7 +77,7 @@ _THIS_TASK = re.compile(
     r"\bother files\b|\bthis (task|change|pr|commit)\b|\bneed\b.*\banymore\b", re.I
 )
 # A fragment: it opens with a preposition and has no second clause ("Instead of duplicate
-# tables with the same structure").
+# tables with the same structure"); one with a standing word is a clause ("In tests always …").
 _FRAGMENT = re.compile(r"^(instead of|because|if|when|with|without|in|for|from)\b[^,;:]*$", re.I)
 _REQUIREMENT = re.compile(
     r"^((it|this|that|they|the [\w-]+) (should|must|needs? to)|(must|should) be)\b", re.I
@@ -88,16 +88,17 @@ _BUG_REPORT = re.compile(
     re.I,
 )
 _POINTER = re.compile(
-    r"([:\\]\s*$)|\b(touch|change|fix|remove|use|do) (that|this|it|them)\W*$|\bthis \w+:|"
+    r"([:\\]\s*$)|\b(touch|change|fix|remove|use|do) (that|this|it|them)\W*$|"
     r"^(see|look at|check out)\b",
     re.I,
 )
-_OUTPUT = re.compile(r"^(error|fatal|traceback|warning|exception)\b[:\s]", re.I)
+_THIS_ONE = re.compile(r"\bthis \w+:", re.I)  # "use this remote: <url>", unless a rule says so
+_OUTPUT = re.compile(r"^(error|fatal|warning|exception)\s*:|^traceback\b", re.I)
 # This task's deliverable, in the other languages people write to agents in.
 _TASK_VERB_ELSEWHERE = re.compile(
-    r"^(查看|生成|创建|添加|修改|删除|实现|帮我|给我|请|写|做|作って|追加して|修正して|実装して|"
-    r"만들어|추가해|수정해|삭제해|erstelle|füge|ändere|lösche|implementiere|schreibe|"
-    r"crea|agrega|añade|modifica|elimina|implementa|escribe)",
+    r"^(查看|生成|创建|添加|修改|删除|实现|帮我|给我|作って|追加して|修正して|実装して|"
+    r"만들어|추가해|수정해|삭제해|(erstelle|füge|ändere|lösche|implementiere|schreibe|"
+    r"crea|agrega|añade|modifica|elimina|implementa|escribe)\b)",
     re.I,
 )
 
@@ -142,16 +143,30 @@ def _sentence_of(summary: str, said: str) -> str:
 
 
 def _not_a_rule(summary: str) -> str | None:
+    """Why the words are no rule whatever they hold, or None. A standing word ("never",
+    "always", "don't", `以后`…) outweighs the shapes that only usually mean a task, a
+    requirement, a report or a fragment ("The tests must never hit the network", "When
+    running tests always use `make test`"); it never outweighs a pointer at the
+    conversation, too few words or the speaker's own view."""
     if _DEICTIC.search(summary) or _POINTER.search(summary):
         return "it points at something only the conversation shows"
-    if len(summary.split()) < 3 and not re.search(r"[\u3040-\u9fff]{6}", summary):
+    if len(summary.split()) < 3 and len(CJK.findall(summary)) < 6:
         return "too short to state a rule"
     if _SPEAKER.match(summary):
         return "the speaker's own view or state, not a rule"
-    if _THIS_TASK.search(summary) or _TASK_VERB_ELSEWHERE.match(summary):
+    if _THIS_TASK.search(summary):
         return "a request for this task, not a standing rule"
-    if _FRAGMENT.match(summary):
-        return "a fragment, not a rule"
+    if _BUG_REPORT.search(summary) and not STANDING.match(summary):
+        return "a bug report or an error, not a rule"  # not "Don't use npm, it doesn't work …"
+    fragment = _FRAGMENT.match(summary)
+    if fragment and not STANDING.search(summary, fragment.end(1)):
+        return "a fragment, not a rule"  # "In tests always use …" is a clause: its word follows
+    if STANDING.search(summary):
+        return None
+    if _THIS_ONE.search(summary):
+        return "it points at something only the conversation shows"
+    if _TASK_VERB_ELSEWHERE.match(summary):
+        return "a request for this task, not a standing rule"
     if _REQUIREMENT.match(summary):
         return "a requirement of what is being built, not a rule for the team"
     if _BUG_REPORT.search(summary) or _OUTPUT.match(summary):
@@ -160,12 +175,17 @@ def _not_a_rule(summary: str) -> str | None:
 
 
 # A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
-# job runs long by design, while a tool that never returns (`claude doctor`) wants a terminal.
-_SCRIPT = re.compile(r"\S+\.(py|js|mjs|ts|rb|sh|pl|php|jl|R)\b")
+# job runs long by design, while a tool that never returns (`claude doctor`, `vim x.py`)
+# wants a terminal.
+_SCRIPT = re.compile(
+    r"(^|[;&|(]\s*|\b(uv run|poetry run|exec|nohup|time)\s+)(python[\d.]*|node|ruby|bash|sh|"
+    r"Rscript|perl|php|julia|deno|bun|tsx|ts-node)\s+(-\S+\s+)*\S+\.(py|js|mjs|ts|rb|sh|pl|"
+    r"php|jl|R)\b"
+)
 
 
 def long_job_reason(command: str) -> str | None:
-    if _SCRIPT.search(command):
+    if _SCRIPT.search(command.strip()):
         return "a script of the project that runs long: whether it should is the reviewer's call"
     return None
 
@@ -205,7 +225,7 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     failure = failure_text(moment, turns)
     if any(c.startswith("after ") for c in moment.changes):
         return "a setup step: whether it is the fix is the reviewer's call"
-    if "sudo" in moment.fixed.split() and "sudo" not in moment.failed.split():
+    if {"sudo", "doas"} & (set(moment.fixed.split()) - set(moment.failed.split())):
         return "root rights on one machine, not a rule for the team"
     if any(c.startswith("inside ") for c in moment.changes):
         return None if _UNREACHED.search(failure) else "the failure does not say what was missing"

@@ -108,20 +108,25 @@ _EXPANDED_PROMPT = re.compile(
 # Any prompt file a slash command expands (Claude Code commands, Codex prompts, Copilot
 # prompt files) opens with front matter (`---\ndescription: …\n---`); what the person typed
 # is where the file puts its argument ("User input:\n\n…"), unless it stayed `$ARGUMENTS`.
-_FRONT_MATTER = re.compile(r"^---[ \t]*\n(?:[\w-]+:.*\n)+---[ \t]*\n")
+_FRONT_MATTER = re.compile(r"^---[ \t]*\r?\n(?:(?:[\w-]+:.*|[ \t]+.*)\r?\n)+---[ \t]*\r?\n")
 _ARGUMENT = re.compile(r"\bUser [Ii]nput:?\s*\n+(.+?)(?:\n\s*\n|$)", re.S)
+_UNFILLED = "$ARGUMENTS"
 
 
 def _expanded(text: str) -> str | None:
-    """The person's words in an expanded prompt file; None when the text is not one."""
+    """The person's words in an expanded prompt file ("" when its argument stayed
+    `$ARGUMENTS`); None when the text is not one: a document the person pasted with its own
+    front matter stays their words."""
     expanded = _EXPANDED_PROMPT.match(text)
     if expanded:
-        return expanded.group(1).strip()
-    if not _FRONT_MATTER.match(text):
+        said = expanded.group(1).strip()
+    elif _FRONT_MATTER.match(text) and (argument := _ARGUMENT.search(text)):
+        said = argument.group(1).strip()
+    elif _FRONT_MATTER.match(text) and _UNFILLED in text:
+        said = ""
+    else:
         return None
-    argument = _ARGUMENT.search(text)
-    said = argument.group(1).strip() if argument else ""
-    return "" if said.startswith("$ARGUMENTS") else said
+    return "" if said.startswith(_UNFILLED) else said
 
 
 # Codex's IDE extension wraps what was typed in the editor's context (the active file, the
@@ -135,7 +140,7 @@ def person_text(text: str) -> tuple[str, str]:
     what follows it, or the harness's injected text."""
     stripped = _SYSTEM_REMINDER.sub("", text).strip()
     if stripped.startswith(_IDE_CONTEXT):
-        _, found, request = stripped.partition(_IDE_REQUEST)
+        _, found, request = stripped.rpartition(_IDE_REQUEST)
         if not found:
             return INJECTED, stripped
         stripped = request.strip()

@@ -60,10 +60,15 @@ STANDING = re.compile(
     r"stop (using|running|doing|adding|calling|writing|asking)|"
     r"immer|niemals|nie|statt|anstatt|jamais|toujours|au lieu|nunca|siempre|en lugar|en vez|"
     r"всегда|никогда|нельзя|вместо|important|caveat|gotcha|known issue|note that)\b"
-    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|以后|而非|而不是|改用|"
+    r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|而非|而不是|改用|今后|"
+    r"以后(都|一律|不要|别|请|也|所有|凡是|每次)|"
     r"しないで|ではなく|必ず|必須|常に|今後|てはいけない|注意|항상|절대|하지 마|반드시|대신|말고",
     re.I,
 )
+
+
+# Chinese, Japanese and Korean characters: words without spaces between them.
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def rule_cue(text: str) -> bool:

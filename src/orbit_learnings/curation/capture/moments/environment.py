@@ -173,7 +173,8 @@ def machine_refusals(turns: list[Turn]) -> list[Moment]:
         if key is None or result is None or any(m.operation == key for m in moments):
             continue
         refused = _REFUSED_BY_MACHINE.search(result.text[:3000])
-        if refused is None or _ran_later(key, calls[position + 1 :], results):
+        went_wrong = result.is_error or result.text.lstrip().startswith("failed in sandbox")
+        if not went_wrong or refused is None or _ran_later(key, calls[position + 1 :], results):
             continue
         moment = Moment("blocked", [call.line, result.line], BLOCKED, failed=command[:300])
         moment.operation, moment.error = key, _line_of(result.text, refused.start())

@@ -73,8 +73,8 @@ def _answers_why(turns: list[Turn], at: int) -> bool:
 
 
 def _still_failing(turns: list[Turn], at: int) -> bool:
-    """Whether the person stopped the agent right after, or next says it still fails: the
-    cause named was not it (an unresolved session's guesses are no gotcha of the code base)."""
+    """Whether the person stopped the agent before speaking again, or next says it still
+    fails: the cause named was not it (an unresolved session's guesses are no gotcha)."""
     for turn in turns[at + 1 :]:
         if turn.kind == INTERRUPT:
             return True
@@ -84,7 +84,8 @@ def _still_failing(turns: list[Turn], at: int) -> bool:
 
 
 _STILL = re.compile(
-    r"\bstill\b.*\b(error|fail\w*|broken|crash\w*|the same|not work\w*|doesn'?t work)|"
+    r"\bstill\W+(\w+\W+){0,3}?(error|fail\w*|broken|crash\w*|the same|not work\w*|"
+    r"doesn'?t work)|"
     r"\b(same|another) error\b|\bnot (fixed|working)\b|\bdoesn'?t work\b|"
     r"还是(报错|不行|失败)|依然|まだ(エラー|動かない)|immer noch",
     re.I,

@@ -43,7 +43,7 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
                 moved = moved or _got_past(call, later, results)
                 last_failure, between = later, []
                 continue
-            moment = _error_fix(key, call, results[call.tool_id], last_failure, later, between, cwd)
+            moment = _error_fix(key, call, last_failure, later, between, cwd, results)
             if moment is not None:
                 moments.append(moment)
             moved = None
@@ -61,7 +61,7 @@ def _got_past(first: Turn, later: Turn, results: dict[str, Turn]) -> Moment | No
     differently: the change got past the first failure, which is what the next person meets."""
     before, after = results[first.tool_id], results[later.tool_id]
     error, then = first_error_line(before.text), first_error_line(after.text)
-    if not error or error == then or not _how_changed(_shape(first), _shape(later)):
+    if not error or error == then or not how_changed(run_shape(first), run_shape(later)):
         return None
     if _TEST_FAILURE.search(before.text[:4000]):
         return None  # tests failing for real
@@ -70,7 +70,7 @@ def _got_past(first: Turn, later: Turn, results: dict[str, Turn]) -> Moment | No
     moment.failed = str(first.tool_input.get("command", "")).strip()
     moment.fixed = str(later.tool_input.get("command", "")).strip()
     moment.error = error
-    moment.changes = what_changed(_shape(first), _shape(later))
+    moment.changes = what_changed(run_shape(first), run_shape(later))
     return moment
 
 
@@ -115,7 +115,7 @@ def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
     moment.failed = str(call.tool_input.get("command", "")).strip()
     moment.fixed = str(later.tool_input.get("command", "")).strip()
     moment.error = first_error_line(result.text)
-    moment.changes = what_changed(_shape(call), _shape(later))
+    moment.changes = what_changed(run_shape(call), run_shape(later))
     return moment
 
 
@@ -131,46 +131,75 @@ def operation_of(call: Turn) -> str | None:
 def _error_fix(
     key: str,
     first: Turn,
-    result: Turn,
     last_failure: Turn,
     success: Turn,
     between: list[Turn],
     cwd: str | None,
+    results: dict[str, Turn],
 ) -> Moment | None:
+    """The moment of one operation that failed (`first`, last at `last_failure`) and then
+    passed (`success`), when how it ran changed, a configuration file changed between, or
+    a setup step came between; None for a retry or ordinary code work."""
+    result = results[first.tool_id]
     failed_command = str(last_failure.tool_input.get("command", "")).strip()
     fixed = str(success.tool_input.get("command", "")).strip()
     edits = [e for t in between for e in edit_lines(t) if _counts_as_fix(e[0], cwd)]
-    command_changed = _how_changed(_shape(last_failure), _shape(success))
+    command_changed = how_changed(run_shape(last_failure), run_shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
-        return _set_up_first(key, first, result, last_failure, success, between)
+        return _set_up_first(key, first, result, last_failure, success, between, results)
     if command_changed and not config and _TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
     moment.operation, moment.failed, moment.fixed = key, failed_command, fixed
     moment.error = first_error_line(result.text)
     moment.edits = config if not command_changed else []
-    moment.changes = what_changed(_shape(last_failure), _shape(success)) if command_changed else []
+    moment.changes = (
+        what_changed(run_shape(last_failure), run_shape(success)) if command_changed else []
+    )
     moment.files = [e[0] for e in config]
     return moment
 
 
 # Commands that change the environment rather than the code: installing or pinning a
 # package, starting a service, generating code, migrating a database.
-SETUP = re.compile(
-    r"^((pip|pip3|conda|mamba|brew|apt|apt-get|gem|pipx) install|uv (add|sync|pip)|"
-    r"(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|cargo add|go (get|mod)|"
-    r"bundle install|composer (install|require)|docker compose|docker-compose|docker start|"
-    r"systemctl|git config|service|prisma|alembic upgrade|rails db:\w+)$"
+# Commands that change the environment rather than the code: installing or pinning a
+# package, starting a service, generating code, migrating a database, marking a folder safe.
+# Matched on the command's own words (`commands.program_words`), not its operation's key.
+ENVIRONMENT_SETUP = re.compile(
+    r"^((pip3?|conda|mamba|brew|apt|apt-get|gem|pipx|python3? -m pip) install|"
+    r"uv (add|sync|pip install)|(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|"
+    r"cargo add|go (get|mod (tidy|download))|bundle install|composer (install|require)|"
+    r"(docker compose|docker-compose) (up|start)|docker start|brew services start|"
+    r"systemctl (start|restart)|service \S+ (start|restart)|git config( --global)? --add|"
+    r"git config( --global)? (user|safe|core)\.|prisma (generate|migrate)|alembic upgrade|"
+    r"rails db:\w+)\b"
 )
 
 
+def _is_setup(call: Turn, results: dict[str, Turn]) -> bool:
+    """A command of `ENVIRONMENT_SETUP` that did not itself fail."""
+    if call.tool != "Bash" or failed(results.get(call.tool_id)):
+        return False
+    command = str(call.tool_input.get("command", ""))
+    return any(
+        ENVIRONMENT_SETUP.match(" ".join(commands.program_words(w)))
+        for w in commands.segments(command)
+    )
+
+
 def _set_up_first(
-    key: str, first: Turn, result: Turn, last_failure: Turn, success: Turn, between: list[Turn]
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    results: dict[str, Turn],
 ) -> Moment | None:
     """The rerun passed unchanged after a command that set the environment up (`pip install
     'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
-    setups = [c for c in between if SETUP.match(operation_of(c) or "")]
+    setups = [c for c in between if _is_setup(c, results)]
     if not setups:
         return None  # a retry, or ordinary code work making a test pass
     setup = str(setups[-1].tool_input.get("command", "")).strip()
@@ -192,7 +221,7 @@ _TEST_FAILURE = re.compile(
 )
 
 
-def _how_changed(failed_words: list[str], fixed: list[str]) -> bool:
+def how_changed(failed_words: list[str], fixed: list[str]) -> bool:
     """Whether the rerun changed *how* it ran — a flag, an environment variable, the
     program (`python` → `python3`), a wrapper, the folder, the sandbox — and not merely
     *what* it ran on (another test file, another script body): only the first is a lesson."""
@@ -248,7 +277,7 @@ def _option_key(word: str) -> str:
     return word.split("=", 1)[0] if word.startswith("-") else word
 
 
-def _shape(call: Turn) -> list[str]:
+def run_shape(call: Turn) -> list[str]:
     """How a call ran: its command without what only shapes the output (`| tail -20`,
     `2>&1`), plus the folder and the sandbox it ran in (rerunning outside the sandbox or
     in another folder is a change)."""

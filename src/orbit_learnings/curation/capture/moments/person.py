@@ -77,7 +77,7 @@ _THANKS = re.compile(
 # Agreeing with what the agent proposed ("yes, let's try option 1", "ok go ahead"): a choice,
 # rarely a rule, unless a rule cue follows.
 _AGREEING = re.compile(
-    r"^\W*(\d{1,2}\W*$|(option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
+    r"^\W*\d{1,2}[.)]?\s*$|^\W*((option|choice) \d|yes|yeah|yep|yup|ok(ay)?|sure|go ahead|"
     r"let'?s? (do|go|try)|sounds good|"
     r"ja|oui|sí|si|да|ок|好|是的|可以|行|はい|ええ|네|응)\b",
     re.I,
@@ -212,7 +212,7 @@ def _changes_something(call: Turn) -> bool:
 
 def _last_words(turns: list[Turn], at: int) -> str:
     """The agent's words just before the call: what it meant to do."""
-    for turn in turns[at - 1 : max(0, at - 12) : -1]:
+    for turn in turns[max(0, at - 12) : at][::-1]:
         if turn.kind == ASSISTANT and turn.text.strip():
             return turn.text
         if turn.kind == USER:
@@ -267,6 +267,8 @@ def _only_asks(text: str, *, strong: bool) -> bool:
     an opening "how / should I / could you…" even with one ("how should we…?"), unless a
     later sentence states something ("Could you add this to the README? Classes are
     declared with `cls`.")."""
+    if strong and not QUESTION.search(text):
+        return False  # "Do not use npm, always use pnpm", "When you add packages, always …"
     if not ASKING.match(text):
         return bool(QUESTION.search(text)) and not strong
     stated = [
@@ -303,22 +305,31 @@ def _after_interrupt(turns: list[Turn], at: int) -> bool:
 
 def _redo(turns: list[Turn], at: int) -> bool:
     """The agent, right after the message, edits a file it had just edited or runs an
-    operation it had just run in another way (a flag, a variable, a wrapper, a folder)."""
+    operation it had just run with another command line (a flag, a variable, a wrapper, a
+    folder, or what it ran on)."""
     before_span, after_span = agent_span(turns, at, -1), agent_span(turns, at, 1)
     if set(edited(before_span)) & set(edited(after_span)):
         return True
     ran = _commands(before_span)
-    return any(key in ran and ran[key] != command for key, command in _commands(after_span).items())
+    return any(  # any change of the command: on the tuning sets, stricter ("how it ran, not
+        # what on", `operations.how_changed`) lost three labelled lessons and no false moment
+        key in ran and _command(ran[key]) != _command(call)
+        for key, call in _commands(after_span).items()
+    )
 
 
-def _commands(span: list[Turn]) -> dict[str, str]:
-    """Each operation the agent ran in a span, with its commands (the first of each)."""
-    ran: dict[str, str] = {}
+def _command(call: Turn) -> str:
+    return str(call.tool_input.get("command", "")).strip()
+
+
+def _commands(span: list[Turn]) -> dict[str, Turn]:
+    """Each operation the agent ran in a span, with its first call."""
+    ran: dict[str, Turn] = {}
     for turn in span:
         command = str(turn.tool_input.get("command", "")) if turn.kind == TOOL_USE else ""
         key = commands.operation(command) if command else None
         if key is not None:
-            ran.setdefault(key, command)
+            ran.setdefault(key, turn)
     return ran
 
 
@@ -328,8 +339,9 @@ STATED = 0.5
 # Something a rule can be about: code, a path or a file, a flag, an identifier; in a CJK
 # sentence any word in Latin script (`base`, `conda`, `pnpm`) names a technical thing.
 _CONCRETE = re.compile(
-    r"`[^`]+`|(?<![\w])[\w.-]*/[\w./-]+|\b\w+\.(py|js|ts|json|ya?ml|toml|md|sh|env|lock)\b|"
-    r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b"
+    r"`[^`]+`|(?<![\w/])(~|\.{1,2})?/[\w.-]+(/[\w.-]+)*|\b[\w.-]+/[\w.-]+/[\w./-]+|"
+    r"\b[\w-]+/[\w-]+\.\w+\b|\b\w+\.(py|js|ts|json|ya?ml|toml|md|sh|env|lock)\b|"
+    r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]{2,}[A-Z][a-z]\w*\b"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[A-Za-z][\w.-]{1,}")
@@ -343,8 +355,8 @@ def stated_in_task(turn: Turn) -> list[Moment]:
     for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
         if not 8 <= len(sentence) <= 240 or not STANDING.search(sentence):
             continue
-        if QUESTION.search(sentence) or ASKING.match(sentence):
-            continue
+        if QUESTION.search(sentence) or (ASKING.match(sentence) and not STANDING.match(sentence)):
+            continue  # a question, not "Do not commit `.env.local`"
         cjk = bool(_CJK.search(sentence))
         if (_LATIN_WORD.search(sentence) if cjk else _CONCRETE.search(sentence)) and not best:
             best = sentence
