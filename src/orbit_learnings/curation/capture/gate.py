@@ -21,9 +21,11 @@ from orbit_learnings.curation.capture.moments.base import CJK, STANDING
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
-# Rule words (`wording.RULE_WORD`, one list) and a class of things (`wording.GENERAL_CLASS`),
-# plus the milder marks the gate also takes for a rule but the sentence chooser does not
-# weight as strong ("only", "rather than").
+# The word lists, each for its own question: `moments.base.STANDING`, a word that makes a
+# sentence a standing rule (the gate's main test); `wording.RULE_WORD`, a rule word the
+# sentence chooser weights ("must", "should" too: a task uses them as often); the moment
+# scorer's `STRONG_CUES` / `WEAK_CUES` (how likely a message holds a rule); and here the
+# milder marks the gate takes when the person stopped the agent ("only", "rather than").
 _ALSO_RULE = re.compile(r"\b(rather than|only|anstatt|en vez)\b|應該|须|總是", re.I)
 # "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
 _CONTRAST = re.compile(

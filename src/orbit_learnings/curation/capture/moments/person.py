@@ -34,7 +34,7 @@ from orbit_learnings.curation.capture.sessions import (
 )
 
 FOLLOW_UP = 0.4  # a plain later message: a moment only with a rule cue or a concrete thing
-CONCRETE = 0.05
+CONCRETE_LIFT = 0.05
 # A message that opens with this task's next step ("add …", "now fix …"): work, not a fact.
 _TASK_OPENING = re.compile(
     r"^\W*(now |then |also |and |please |pls |ok,? |okay,? )*(add|fix|create|implement|update|"
@@ -246,7 +246,7 @@ def score(base: float, said: str, *, shown: bool = False, answering: bool = Fals
     strong = bool(STRONG_CUES.search(text))
     concrete = _CONCRETE.search(text) and not _TASK_OPENING.match(text)
     if concrete and not cue_weight(text) and not answering and words >= 3:
-        value += CONCRETE  # a statement about named code, a path, a flag: often a fact to keep
+        value += CONCRETE_LIFT  # a statement about named code, a path, a flag: often a fact to keep
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
