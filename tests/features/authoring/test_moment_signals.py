@@ -664,3 +664,54 @@ def test_only_a_setup_step_that_worked_counts(tmp_path: Path, between: str, kept
         ("result", "toolu_3", "3 passed", False),
     ])  # fmt: skip
     assert [m.kind for m in _found(session)] == (["error-fix"] if kept else [])
+
+
+# Guards the review found missing: each fails when its piece of the detectors is removed.
+
+
+def test_codex_ide_context_is_the_editors_and_the_request_the_persons(tmp_path: Path) -> None:
+    wrapped = ("# Context from my IDE setup:\n\n## Active file: src/app.py\n\n## Open tabs:\n"
+               "- app.py: src/app.py\n\n## My request for Codex:\nnever use powershell here, "
+               "always use the WSL terminal")  # fmt: skip
+    session = _codex(tmp_path, [
+        ("user", "Set up the project."),
+        ("shell", "call_1", "ls"), ("output", "call_1", "src", 0),
+        ("user", wrapped),
+    ], "/home/dev/app")  # fmt: skip
+    turns = read_session(session, max_bytes=1 << 20).turns
+    assert [t.text for t in turns if t.kind == "user"][-1].startswith("never use powershell here")
+    assert [m.said for m in _found(session)] == [
+        "never use powershell here, always use the WSL terminal"
+    ]
+
+
+def test_a_timeout_reported_after_its_exit_code_is_a_hang(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Restart the services."),
+        ("call", "toolu_1", "Bash", {"command": "gt shutdown"}),
+        ("result", "toolu_1", "Exit code 143\nCommand timed out after 1m 0s Terminated", True),
+        ("assistant", "The shutdown command is waiting for confirmation."),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["hang"]
+
+
+def test_a_long_conversation_keeps_one_moment_per_two_messages(tmp_path: Path) -> None:
+    rules = [f"never edit `gen/file_{n}.py` by hand, regenerate it" for n in range(14)]
+    events: list[tuple[object, ...]] = [("user", "Tidy the generated code.")]
+    for n, rule in enumerate(rules):
+        events += [("call", f"toolu_{n}", "Bash", {"command": f"ls gen/{n}"}),
+                   ("result", f"toolu_{n}", "file.py", False), ("user", rule)]  # fmt: skip
+    found = _found(_claude(tmp_path, events))
+    assert len(found) == 7 > moments.PER_SESSION  # 15 messages: 7, not the floor of 5
+
+
+def test_one_blocked_moment_per_operation(tmp_path: Path) -> None:
+    denied = "Exit code 1\ncp: /usr/local/bin/x: Permission denied"
+    session = _claude(tmp_path, [
+        ("user", "Install the tools."),
+        ("call", "toolu_1", "Bash", {"command": "cp x /usr/local/bin/"}),
+        ("result", "toolu_1", denied, True),
+        ("call", "toolu_2", "Bash", {"command": "cp y /usr/local/bin/"}),
+        ("result", "toolu_2", denied, True),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["blocked"]
