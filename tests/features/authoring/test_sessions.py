@@ -371,3 +371,33 @@ def test_a_pasted_document_with_front_matter_stays_the_persons_words(tmp_path: P
     )
     session = read_session(_session(tmp_path, [("user", pasted)]), max_bytes=1 << 20)
     assert session.turns[0].text.endswith("never change the date.")
+
+
+def test_a_model_draft_naming_no_moment_can_repeat_a_waiting_draft(tmp_path: Path) -> None:
+    """Found trying `--with` on a real session: the model's draft of a lesson already waiting
+    as a draft, with no `moment` number, crashed `extract` (KeyError: 'file')."""
+    from orbit_learnings.curation.capture.drafting import Draft
+    from orbit_learnings.curation.capture.extract import recurs
+
+    kept = Draft("interruption", "Do not add your signature", "", [], [], 0.8,
+                 {"file": "s.jsonl", "lines": [7], "moment": "interruption"})  # fmt: skip
+    again = Draft("model", "Never add an agent signature", "", ["**"], [], 0.8, {"moment": "model"})
+    recurs(kept, again)
+    assert kept.source.get("also") == [] and kept.confidence == 0.9
+
+
+def test_a_model_draft_naming_no_moment_can_be_accepted(
+    workspace: Path, orbit: CliRunner, tmp_path: Path
+) -> None:
+    """The model may leave out `moment`; accepting its draft crashed on the missing file."""
+    script = tmp_path / "model.py"
+    script.write_text(
+        "import json, sys\nsys.stdin.read()\n"
+        "print(json.dumps([{'summary': 'Never add an agent signature to commits', 'body': 'x',"
+        " 'paths': [], 'tags': ['git']}]))\n"
+    )
+    found = orbit("learning", "extract", CLAUDE, "--with", f"{sys.executable} {script}", "--json")
+    (draft,) = found.json()["drafts"]
+    accepted = orbit("learning", "drafts", "accept", draft["id"])
+    assert accepted.code == 0, accepted.err
+    assert "accepted as L-" in accepted.out + accepted.err

@@ -168,7 +168,8 @@ def accept(
 ) -> str:
     draft = get_draft(ws, draft_id)
     source = draft["source"]
-    origin = f"({draft['detector']}) from {source['file']}"
+    where = f" from {source['file']}" if "file" in source else ""  # a model may name no moment
+    origin = f"({draft['detector']}){where}"
     body = f"{draft['body']}\n\nDrafted by `orbit learning extract` {origin}."
     scope = Scope(
         paths if paths is not None else _strings(draft["paths"]),

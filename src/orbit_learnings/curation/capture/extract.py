@@ -117,7 +117,7 @@ def _key(summary: str) -> str:
 def recurs(kept: Draft, again: Draft) -> None:
     """The same lesson in another moment: more confidence, both pieces of evidence kept."""
     seen = kept.source.setdefault("also", [])
-    if isinstance(seen, list):
-        seen.append({"file": again.source["file"], "lines": again.source["lines"]})
+    if isinstance(seen, list) and "file" in again.source:  # a model's draft may name no moment
+        seen.append({"file": again.source["file"], "lines": again.source.get("lines", [])})
     kept.confidence = min(1.0, kept.confidence + 0.1)
     kept.paths = collapsed([*kept.paths, *again.paths])
