@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
 from orbit_learnings.curation.capture.moments.base import CJK, STANDING
+from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
@@ -225,11 +226,11 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
     failure = failure_text(moment, turns)
-    if any(c.startswith("after ") for c in moment.changes):
+    if any(c.startswith(AFTER) for c in moment.changes):
         return "a setup step: whether it is the fix is the reviewer's call"
     if {"sudo", "doas"} & (set(moment.fixed.split()) - set(moment.failed.split())):
         return "root rights on one machine, not a rule for the team"
-    if any(c.startswith("inside ") for c in moment.changes):
+    if any(c.startswith(INSIDE) for c in moment.changes):
         return None if _UNREACHED.search(failure) else "the failure does not say what was missing"
     if moment.edits and not moment.changes:
         return None if new and _mentions(failure, new) else "the failure does not name the fix"

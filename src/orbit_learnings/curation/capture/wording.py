@@ -17,6 +17,7 @@ import re
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment, rule_cue
+from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE
 
 MAX_SUMMARY = 90  # cut at a clause beyond this ...
 MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather than cut
@@ -386,7 +387,7 @@ def rerun_rule(moment: Moment) -> str:
     """ "`python` is not found here: run `python3`", "Run `yarn test` from `web`, not `yarn
     test:web`", "`pytest` needs `DATABASE_URL=…`"."""
     programs = changed_programs(moment)
-    if programs and not any(c.startswith("inside ") for c in moment.changes):
+    if programs and not any(c.startswith(INSIDE) for c in moment.changes):
         old, new = programs
         if new in ("sudo", "doas"):  # a wrapper in front: the same program, with rights
             return f"`{moment.operation or old}` needs `{new}` here"
@@ -394,11 +395,11 @@ def rerun_rule(moment: Moment) -> str:
             instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
             return f"`{old}` is not found here: run `{instead}`"
         return f"Use `{new}`, not `{old}`"
-    place = next((c for c in moment.changes if c.startswith(("inside ", "after "))), "")
-    if place.startswith("inside "):
+    place = next((c for c in moment.changes if c.startswith((INSIDE, AFTER))), "")
+    if place.startswith(INSIDE):
         return f"Run `{moment.operation}` {place}"
     if place:
-        return f"`{moment.operation}` needs {place[len('after ') :]} first"
+        return f"`{moment.operation}` needs {place[len(AFTER) :]} first"
     if any("sandbox" in c for c in moment.changes):
         return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
     before = commands.operation(moment.failed) or moment.operation

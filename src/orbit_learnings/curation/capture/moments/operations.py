@@ -53,6 +53,10 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
     return moments
 
 
+# How `Moment.changes` names where a rerun ran and what set it up: read by the gate and the
+# wording, so each prefix is defined once.
+INSIDE = "inside "
+AFTER = "after "
 GOT_PAST = 0.45  # no pass seen: the change may have fixed the first failure, or not
 
 
@@ -208,7 +212,7 @@ def _set_up_first(
     moment.failed = str(last_failure.tool_input.get("command", "")).strip()
     moment.fixed = str(success.tool_input.get("command", "")).strip()
     moment.error = first_error_line(result.text)
-    moment.changes = [f"after `{commands.first_segment(setup)[:80]}`"]
+    moment.changes = [f"{AFTER}`{commands.first_segment(setup)[:80]}`"]
     return moment
 
 
@@ -255,7 +259,7 @@ def what_changed(failed_words: list[str], fixed: list[str]) -> list[str]:
     said += [f"without `{w[:60]}`" for w in failed_words if w not in fixed and _is_setting(w)]
     place, was = _place(fixed), _place(failed_words)
     if place != was:
-        said.insert(0, f"inside `{' '.join(place)[:80]}`" if place else "outside the container")
+        said.insert(0, f"{INSIDE}`{' '.join(place)[:80]}`" if place else "outside the container")
     return list(dict.fromkeys(said))[:4]
 
 
