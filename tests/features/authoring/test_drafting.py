@@ -266,3 +266,11 @@ def test_a_rerun_with_sudo_says_the_program_needs_it() -> None:
     assert (
         wording.rerun_rule(moment) == "`mkdir` needs `sudo` here"
     )  # was "Use `sudo`, not `mkdir`"
+
+
+def test_a_rerun_as_a_module_says_so() -> None:
+    moment = _error_fix(operation="pytest", failed="pytest -q", fixed="python3 -m pytest -q",
+                        error="Killed", changes=[])  # fmt: skip
+    assert (
+        wording.rerun_rule(moment) == "Run `python3 -m pytest`, not `pytest`"
+    )  # was "Use `python3`, not `pytest`"

@@ -391,9 +391,11 @@ def rerun_rule(moment: Moment) -> str:
         old, new = programs
         if new in ("sudo", "doas"):  # a wrapper in front: the same program, with rights
             return f"`{moment.operation or old}` needs `{new}` here"
+        instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
         if _NOT_FOUND.search(moment.error) and old in moment.error:
-            instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
             return f"`{old}` is not found here: run `{instead}`"
+        if instead != new:  # `pytest` killed, `python3 -m pytest` passed: the module form
+            return f"Run `{instead}`, not `{old}`"
         return f"Use `{new}`, not `{old}`"
     place = next((c for c in moment.changes if c.startswith((INSIDE, AFTER))), "")
     if place.startswith(INSIDE):
