@@ -10,12 +10,14 @@ Signals that hold in any language and with any model's manners, by who shows the
   (or that the agent writes into an instructions file); `stated`, a standing rule about
   something concrete in the message that states the task;
 - the work (`operations`): `error-fix`, one operation failing, then succeeding after a
-  change of the command itself or of a configuration file, or a missing command replaced
-  by a related one that ran;
+  change of the command itself (a flag, a variable, the container it runs in) or of a
+  configuration file, after a setup step, or failing differently (it got past the first
+  failure), or a missing command replaced by a related one that ran;
 - the environment (`environment`): `hang`, a command that never returns in the agent's
-  shell; `unreachable`, a path the person names that the agent cannot reach;
+  shell; `unreachable`, a path the person names that the agent cannot reach; `blocked`,
+  an operation the machine refused (a permission, a full disk, a daemon) and never allowed;
 - the agent (`findings`): `finding`, a cause it names or a claim it takes back, right after
-  a question, a report or a failure.
+  a question, a report or a failure, or its answer to the person's "why".
 
 Each moment keeps its evidence: the line numbers, the person's words, the failing output
 and the commands or files that changed. The strongest are kept: `PER_SESSION`, or one per
