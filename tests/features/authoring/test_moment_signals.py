@@ -715,3 +715,30 @@ def test_one_blocked_moment_per_operation(tmp_path: Path) -> None:
         ("result", "toolu_2", denied, True),
     ])  # fmt: skip
     assert [m.kind for m in _found(session)] == ["blocked"]
+
+
+def test_a_program_the_agent_keeps_reaching_for_that_is_not_installed_is_blocked(
+    tmp_path: Path,
+) -> None:
+    """`rg` missing in a devcontainer: once is no moment (agents try a tool and use another),
+    twice with no run is what the next agent will meet too."""
+    missing = "Exit code 127\n/bin/bash: line 1: rg: command not found"
+    once = [("user", "Find the templates."),
+            ("call", "toolu_1", "Bash", {"command": "rg -n template"}),
+            ("result", "toolu_1", missing, True)]  # fmt: skip
+    assert _found(_claude(tmp_path, once)) == []
+    twice = [*once, ("call", "toolu_2", "Bash", {"command": "rg --files"}),
+             ("result", "toolu_2", missing, True)]  # fmt: skip
+    (moment,) = _found(_claude(tmp_path, twice))
+    assert (moment.kind, moment.operation, moment.lines) == ("blocked", "rg", [2, 4])
+
+
+@pytest.mark.parametrize("said", ["한글로 답변해줘.", "schreibe alles auf Deutsch", "用中文回答"])
+def test_the_language_the_person_wants_is_a_moment(tmp_path: Path, said: str) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Update the constitution."),
+        ("call", "toolu_1", "Bash", {"command": "ls .specify"}),
+        ("result", "toolu_1", "memory templates", False),
+        ("user", said),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == ["follow-up"]

@@ -36,6 +36,7 @@ from orbit_learnings.curation.capture.moments.base import (
 from orbit_learnings.curation.capture.moments.environment import (
     hangs,
     machine_refusals,
+    missing_programs,
     unreachable_paths,
 )
 from orbit_learnings.curation.capture.moments.findings import findings
@@ -60,7 +61,7 @@ def find_moments(session: Session) -> list[Moment]:
     turns = [t for t in session.turns if not t.sidechain]
     found = person_moments(turns) + error_fix_moments(turns, session.cwd) + findings(turns)
     found += replaced_moments(turns) + hangs(turns) + unreachable_paths(turns, session.cwd)
-    found += machine_refusals(turns)
+    found += machine_refusals(turns) + missing_programs(turns)
     kept = sorted((m for m in found if m.score >= THRESHOLD), key=lambda m: -m.score)
     room = max(PER_SESSION, sum(1 for t in turns if t.kind == USER and t.text.strip()) // 2)
     return sorted(_one_per_line(kept)[:room], key=lambda m: m.lines[0])

@@ -183,6 +183,42 @@ def machine_refusals(turns: list[Turn]) -> list[Moment]:
     return moments
 
 
+# A program that is not installed, as shells, Windows and Codex's own runner say it.
+_MISSING_PROGRAM = re.compile(
+    r"command not found|is not recognized as (an internal or external command|the name of a)|"
+    r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b",
+    re.M,
+)
+MISSING_TWICE = 2  # one miss the agent walks around; a program it keeps reaching for is missing
+
+
+def missing_programs(turns: list[Turn]) -> list[Moment]:
+    """A program the agent reached for again and again that is not installed here (`rg`,
+    `jq`), and that never ran: the next agent will reach for it too. Once is no moment: agents
+    try a tool, miss, and use another."""
+    results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
+    misses: dict[str, list[Turn]] = {}
+    ran: set[str] = set()
+    for call in (t for t in turns if t.kind == TOOL_USE and t.tool == "Bash"):
+        words = commands.segments(str(call.tool_input.get("command", "")))
+        program = next((p[0] for w in words if (p := commands.program_words(w))), "")
+        result = results.get(call.tool_id)
+        if not program or result is None:
+            continue
+        if _MISSING_PROGRAM.search(result.text[:2000]):
+            misses.setdefault(program, []).append(call)
+        else:
+            ran.add(program)
+    moments = []
+    for program, calls in misses.items():
+        if len(calls) >= MISSING_TWICE and program not in ran:
+            moment = Moment("blocked", [calls[0].line, calls[1].line], BLOCKED, operation=program)
+            moment.failed = str(calls[0].tool_input.get("command", ""))[:300]
+            moment.error = f"{program}: not installed here"
+            moments.append(moment)
+    return moments
+
+
 def _ran_later(key: str, later: list[Turn], results: dict[str, Turn]) -> bool:
     """Whether the operation, or another of its program, ran without the machine refusing."""
     program = key.split()[0]

@@ -10,6 +10,7 @@ import re
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
+    CJK,
     EDIT_TOOLS,
     ERROR_OUTPUT,
     STANDING,
@@ -235,18 +236,29 @@ def _answered(turns: list[Turn], at: int) -> bool:
 
 
 _ONLY_URL = re.compile(r"^<?https?://\S+>?$")
+# The language the person wants answers, comments or documents in: said once, meant for good.
+_IN_A_LANGUAGE = re.compile(
+    r"\b(in|auf|en) (english|chinese|japanese|korean|german|french|spanish|portuguese|"
+    r"italian|russian|englisch|deutsch|französisch|français|anglais|allemand|español|inglés|"
+    r"alemán)\b|用(中文|英文|日文|韩文)|(中文|英文)(回答|回复|写)|(日本語|英語)で|"
+    r"(한글|한국어|영어)로|на (русском|английском)",
+    re.I,
+)
+LANGUAGE_LIFT = 0.1
 
 
 def score(base: float, said: str, *, shown: bool = False, answering: bool = False) -> float:
     """How likely the words state a rule worth keeping (`answering`: the agent had just asked
     something, so a path or a name in the message answers it rather than states a fact)."""
     text = said.strip()
-    words = len(text.split()) + len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", text)) // 2
+    words = len(text.split()) + len(CJK.findall(text)) // 2
     value = base + cue_weight(text)
     strong = bool(STRONG_CUES.search(text))
     concrete = _CONCRETE.search(text) and not _TASK_OPENING.match(text)
     if concrete and not cue_weight(text) and not answering and words >= 3:
         value += CONCRETE_LIFT  # a statement about named code, a path, a flag: often a fact to keep
+    if _IN_A_LANGUAGE.search(text) and not answering:
+        value += LANGUAGE_LIFT  # "한글로 답변해줘", "schreibe alles auf Deutsch": a standing choice
     if _THANKS.match(text):
         value -= 0.25  # appreciation first: whatever follows is rarely a rule
     if _AGREEING.match(text) and not strong:
@@ -343,7 +355,6 @@ _CONCRETE = re.compile(
     r"\b[\w-]+/[\w-]+\.\w+\b|\b\w+\.(py|js|ts|json|ya?ml|toml|md|sh|env|lock)\b|"
     r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]{2,}[A-Z][a-z]\w*\b"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[A-Za-z][\w.-]{1,}")
 _PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+")
 
@@ -357,7 +368,7 @@ def stated_in_task(turn: Turn) -> list[Moment]:
             continue
         if QUESTION.search(sentence) or (ASKING.match(sentence) and not STANDING.match(sentence)):
             continue  # a question, not "Do not commit `.env.local`"
-        cjk = bool(_CJK.search(sentence))
+        cjk = bool(CJK.search(sentence))
         if (_LATIN_WORD.search(sentence) if cjk else _CONCRETE.search(sentence)) and not best:
             best = sentence
     return [Moment("stated", [turn.line], STATED, said=best)] if best else []
