@@ -493,6 +493,8 @@ def test_the_harness_api_errors_are_not_the_agent_speaking(tmp_path: Path) -> No
         ("请在 conda 环境 single_ptz 中开发。\n❗ 禁止使用 base 环境\n完成后提交。", "❗ 禁止使用 base 环境"),
         ("Add the export button. Never commit `.env.local`; the CI reads secrets from the vault.",
          "Never commit `.env.local`; the CI reads secrets from the vault."),
+        ("Initialise un projet React avec Vite.\n1. npm install\n\nTout en français. Pas de any.",
+         "Tout en français."),  # the language wanted, said with the task
         ("### 引き継ぎメモ\n- 設定: vercel.json は headers のみ。\n- 環境変数: OPENAI_API_KEY 必須、MOCK_OCR 任意。",
          "環境変数: OPENAI_API_KEY 必須、MOCK_OCR 任意。"),  # a handoff memo's requirement
     ],

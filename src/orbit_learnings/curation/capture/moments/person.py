@@ -361,9 +361,12 @@ _PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9f
 
 def stated_in_task(turn: Turn) -> list[Moment]:
     """The one sentence of the task's message that states a standing rule about something
-    concrete ("禁止使用 base 环境", "never commit `.env`"), as its own moment."""
+    concrete ("禁止使用 base 环境", "never commit `.env`") or the language the person wants
+    ("Tout en français."), as its own moment."""
     best = ""
     for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
+        if 8 <= len(sentence) <= 240 and _IN_A_LANGUAGE.search(sentence) and not best:
+            best = sentence
         if not 8 <= len(sentence) <= 240 or not STANDING.search(sentence):
             continue
         if QUESTION.search(sentence) or (ASKING.match(sentence) and not STANDING.match(sentence)):
