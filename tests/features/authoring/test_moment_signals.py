@@ -725,11 +725,11 @@ def test_a_program_the_agent_keeps_reaching_for_that_is_not_installed_is_blocked
     """`rg` missing in a devcontainer: once is no moment (agents try a tool and use another),
     twice with no run is what the next agent will meet too."""
     missing = "Exit code 127\n/bin/bash: line 1: rg: command not found"
-    once = [("user", "Find the templates."),
+    once: list[tuple[object, ...]] = [("user", "Find the templates."),
             ("call", "toolu_1", "Bash", {"command": "rg -n template"}),
             ("result", "toolu_1", missing, True)]  # fmt: skip
     assert _found(_claude(tmp_path, once)) == []
-    twice = [*once, ("call", "toolu_2", "Bash", {"command": "rg --files"}),
+    twice: list[tuple[object, ...]] = [*once, ("call", "toolu_2", "Bash", {"command": "rg --files"}),
              ("result", "toolu_2", missing, True)]  # fmt: skip
     (moment,) = _found(_claude(tmp_path, twice))
     assert (moment.kind, moment.operation, moment.lines) == ("blocked", "rg", [2, 4])
