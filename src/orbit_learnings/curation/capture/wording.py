@@ -17,13 +17,11 @@ import re
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment, rule_cue
-from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE
+from orbit_learnings.curation.capture.moments.base import SENTENCE_BREAK
+from orbit_learnings.curation.capture.moments.operations import INSIDE
 
 MAX_SUMMARY = 90  # cut at a clause beyond this ...
 MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather than cut
-_SENTENCE = re.compile(
-    r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+"
-)  # CJK: no space after a stop
 # A rule word: normative, or imperative with a rule in it ("never", "must", "以后", "ではなく").
 # One list, read here to choose a sentence and by the draft gate to decide a draft.
 RULE_WORD = re.compile(
@@ -166,7 +164,7 @@ def _sentences(text: str) -> list[str]:
     for line in text.splitlines():
         if _PASTED.match(line):
             continue  # terminal output, a table row, a quote, code
-        kept.extend(s.strip() for s in _SENTENCE.split(line) if s and s.strip())
+        kept.extend(s.strip() for s in SENTENCE_BREAK.split(line) if s and s.strip())
     return [s for s in kept if not _PASTED.match(s) and not re.fullmatch(r"\W*", s)]
 
 
@@ -397,11 +395,9 @@ def rerun_rule(moment: Moment) -> str:
         if instead != new:  # `pytest` killed, `python3 -m pytest` passed: the module form
             return f"Run `{instead}`, not `{old}`"
         return f"Use `{new}`, not `{old}`"
-    place = next((c for c in moment.changes if c.startswith((INSIDE, AFTER))), "")
-    if place.startswith(INSIDE):
-        return f"Run `{moment.operation}` {place}"
+    place = next((c for c in moment.changes if c.startswith(INSIDE)), "")
     if place:
-        return f"`{moment.operation}` needs {place[len(AFTER) :]} first"
+        return f"Run `{moment.operation}` {place}"
     if any("sandbox" in c for c in moment.changes):
         return f"`{moment.operation}` needs escalated permissions: the sandbox refuses it"
     before = commands.operation(moment.failed) or moment.operation

@@ -67,6 +67,9 @@ STANDING = re.compile(
 )
 
 
+# Where one sentence ends: a stop and a space, a CJK stop (no space follows it), a question
+# or exclamation mark right before CJK text, a line break.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+")
 # Chinese, Japanese and Korean characters: words without spaces between them.
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 

@@ -13,6 +13,7 @@ from orbit_learnings.curation.capture.moments.base import (
     CJK,
     EDIT_TOOLS,
     ERROR_OUTPUT,
+    SENTENCE_BREAK,
     STANDING,
     STRONG_CUES,
     WEAK_CUES,
@@ -285,7 +286,7 @@ def _only_asks(text: str, *, strong: bool) -> bool:
         return bool(QUESTION.search(text)) and not strong
     stated = [
         s
-        for s in _PARTS.split(text)[1:]
+        for s in SENTENCE_BREAK.split(text)[1:]
         if len(s.split()) >= 4 and not (ASKING.match(s) or QUESTION.search(s))
     ]
     return not stated
@@ -356,7 +357,6 @@ _CONCRETE = re.compile(
     r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+_[a-z_]+\b|\b[a-z]{2,}[A-Z][a-z]\w*\b"
 )
 _LATIN_WORD = re.compile(r"[A-Za-z][\w.-]{1,}")
-_PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=[?!])(?=[\u3040-\u9fff])|\n+")
 
 
 def stated_in_task(turn: Turn) -> list[Moment]:
@@ -364,7 +364,7 @@ def stated_in_task(turn: Turn) -> list[Moment]:
     concrete ("禁止使用 base 环境", "never commit `.env`") or the language the person wants
     ("Tout en français."), as its own moment."""
     best = ""
-    for sentence in (s.strip(" -*#>\t") for s in _PARTS.split(turn.text)):
+    for sentence in (s.strip(" -*#>\t") for s in SENTENCE_BREAK.split(turn.text)):
         if 8 <= len(sentence) <= 240 and _IN_A_LANGUAGE.search(sentence) and not best:
             best = sentence
         if not 8 <= len(sentence) <= 240 or not STANDING.search(sentence):
