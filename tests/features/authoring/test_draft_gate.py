@@ -104,6 +104,24 @@ def _said(kind: str, said: str) -> Moment:
         ("redo", "Let's reference a var for VITE_YNAB_REDIRECT_URI", "no word makes it"),
         ("after-error", "Use this as a mobile app", "no word makes it"),  # "use X" not refusing
         ("interruption", "See `business_process_categories` for the layout", "only the conversation"),
+        # Rejected by both blind reviewers of the fourth and sixth rounds (held-out and
+        # corpus-d drafts): a class word that is a flag's value, a "should" with the task's
+        # request, an apology, a task verb the negation belongs to, a pointer at the
+        # conversation, pasted markup and a prompt template.
+        ("interruption", "Python `train.py` `--pipeline` all `--epochs` 200", "no word makes it"),
+        ("interruption", "继续创建项目，使用 `--approve-all`", "a request for this task"),
+        ("interruption", "python3 should point to python 3.11. Please make it so",
+         "no word makes it"),
+        ("interruption", "Sorry delete all of that it was wrong file", "only the conversation"),
+        ("stated", "提交到GitHub（仓库名不要惹眼，比如用 data-aggregator 这类名字）",
+         "a request for this task"),
+        ("follow-up", "前端预览就是裁切后的图片，不要预览原始的图片，按你的建议 1280",
+         "only the conversation"),
+        ("follow-up", "请不要对图片进行矫正这一步不需要", "a request for this task"),
+        ("redo", '<div class="p-4 border-b"><div class="text-sm">Image B</div></div> 也不要',
+         "pasted markup"),
+        ("after-error", 'IT IS CRITICAL THAT YOU FOLLOW THESE STEPS:\n\n<steps CRITICAL="TRUE">\n'
+                        "1. Always LOAD the FULL @.bmad/core/tasks/workflow.xml", "pasted markup"),
     ],
 )  # fmt: skip
 def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:

@@ -53,7 +53,8 @@ _DEICTIC = re.compile(
     r"shared|linked|pasted|attached)\b|\b(the above|as (mentioned |shown |said )?above|"
     r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
     r"(该|那个)(文件夹|目录|文件|路径)|"
-    r"上述|前面的|以上的|上記|先ほどの",
+    r"上述|前面的|以上的|上記|先ほどの|按你的建议|你(说|建议)的|\bas you (said|suggested)\b|"
+    r"\b(the )?wrong file\b",
     re.I,
 )
 
@@ -73,11 +74,12 @@ AGENT_SIDE = {
 _SPEAKER = re.compile(
     r"^(I|I'm|I've|I'd|I'll|I was|I am|(?i:it|this|that) (makes|seems|looks|feels))\b"
     r"(?! (always|never|prefer|want you to|would prefer|'d prefer))(?!'d (prefer|rather))|"
-    r"^(我们?想|我希望|希望)"
+    r"^(我们?想|我希望|希望)|^(?i:sorry|oops|my bad)\b"
 )
 # Bound to this task: "don't change any other files", "we don't need X anymore".
 _THIS_TASK = re.compile(
-    r"\bother files\b|\bthis (task|change|pr|commit)\b|\bneed\b.*\banymore\b", re.I
+    r"\bother files\b|\bthis (task|change|pr|commit)\b|\bneed\b.*\banymore\b|这一步|这次|这个步骤",
+    re.I,
 )
 # A fragment: it opens with a preposition and has no second clause ("Instead of duplicate
 # tables with the same structure"); one with a standing word is a clause ("In tests always …").
@@ -99,15 +101,20 @@ _THIS_ONE = re.compile(r"\bthis \w+:", re.I)  # "use this remote: <url>", unless
 _OUTPUT = re.compile(r"^(error|fatal|warning|exception)\s*:|^traceback\b", re.I)
 # This task's deliverable, in the other languages people write to agents in.
 _TASK_VERB_ELSEWHERE = re.compile(
-    r"^(查看|生成|创建|添加|修改|删除|实现|帮我|给我|作って|追加して|修正して|実装して|"
+    r"^(查看|生成|创建|添加|修改|删除|实现|帮我|给我|提交|继续|部署|运行|作って|追加して|修正して|実装して|"
     r"만들어|추가해|수정해|삭제해|(erstelle|füge|ändere|lösche|implementiere|schreibe|"
     r"crea|agrega|añade|modifica|elimina|implementa|escribe)\b)",
     re.I,
 )
 
 
+_TASK_VERB_ANY = re.compile(f"{_TASK_VERB.pattern}|{_TASK_VERB_ELSEWHERE.pattern}", re.I)
+
+
 # The person stopped the agent: refused its call or interrupted it. Behaviour enough to
-# take "use X" or "every X" for a rule; any other message needs a word that makes it standing.
+# take "use X" for a rule; any other message needs a word that makes it standing. (A class
+# word or a "should" alone was enough until reviewers of two more rounds rejected all five
+# such drafts: "继续创建项目，使用 `--approve-all`", "python3 should point to 3.11".)
 STOPPED = {"rejection", "interruption"}
 
 
@@ -115,22 +122,58 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
     """The person's words as a rule, or why not. Not a pointer at what only the conversation
     shows, the speaker's state, a requirement of what is being built, a bug report or this
     task's request. Then a standing shape: a standing word (`never`, `always`, `don't`,
-    `instead`, `以后`, …), "X, not Y", or a class with a rule word ("each X must …"); when
-    the person `stopped` the agent, "use X" or a class alone."""
-    reason = _not_a_rule(summary)
+    `instead`, `以后`, …), "X, not Y", or a class with a rule word ("each X must …"), read
+    without code spans and flags; when the person `stopped` the agent, "use X". A negation
+    the sentence's opening task verb owns ("提交到GitHub（…不要…）") is this task's."""
+    reason = _not_a_rule(summary) or _not_the_persons(said)
     if reason:
         return reason
-    sentence = _sentence_of(summary, said)  # "stop running the suite; use `make x`"
-    standing = bool(STANDING.search(f"{summary}\n{sentence}") or _CONTRAST.search(summary))
-    if standing or (GENERAL_CLASS.search(summary) and RULE_WORD.search(summary)):
+    words = _prose(summary)  # `--approve-all` and `--pipeline all` name no class of things
+    sentence = _prose(_sentence_of(summary, said))  # "stop running the suite; use `make x`"
+    standing = bool(STANDING.search(f"{words}\n{sentence}") or _CONTRAST.search(words))
+    if standing and _opens_with_task(words) and not _ALWAYS.search(words):
+        return "a request for this task, not a standing rule"  # "Commit it (don't …)"
+    if standing or (GENERAL_CLASS.search(words) and RULE_WORD.search(words)):
         return None
-    if stopped and (_USE.match(summary) or RULE_WORD.search(summary) or _ALSO_RULE.search(summary)):
-        return None
-    if stopped and GENERAL_CLASS.search(summary) and not _TASK_VERB.match(summary):
+    if stopped and (_USE.match(words) or _ALSO_RULE.search(words)):
         return None
     if _TASK_VERB.match(summary):
         return "a request for this task, not a standing rule"
     return "no word makes it standing (never, always, don't, instead, from now on, 以后, …)"
+
+
+# Words that make a rule standing whatever the sentence opens with: a task's own negation
+# ("commit it, don't push", "提交…（不要…）") is this task's; "Create them never by hand" not.
+_ALWAYS = re.compile(
+    r"\b(never|always|from now on|going forward|in future|every time|whenever|by default|"
+    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда)\b|"
+    r"以后|今后|永远|总是|始终|一律|每次|禁止|严禁|必ず|常に|今後|항상|절대",
+    re.I,
+)
+_CODE_SPAN = re.compile(r"`[^`]*`|(?<!\w)--?[\w-]+(=\S+)?")
+
+
+def _opens_with_task(words: str) -> bool:
+    """The sentence opens with this task's verb ("Commit …", "提交…"), not with a negation
+    ("Do not add …")."""
+    return bool(_TASK_VERB_ANY.match(words)) and not STANDING.match(words)
+
+
+def _prose(text: str) -> str:
+    """The words without code spans and flags: the gate reads what the person said, not
+    the names of the things they said it about."""
+    return _CODE_SPAN.sub(" ", text)
+
+
+# A message the person pasted rather than wrote: markup (an HTML fragment, a prompt
+# template's `<steps CRITICAL="TRUE">`) is an example or a harness's text, not their rule.
+_MARKUP = re.compile(r"<[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")+\s*/?>|<(div|span|p|steps|step)>")
+
+
+def _not_the_persons(said: str) -> str | None:
+    if _MARKUP.search(said):
+        return "pasted markup or a prompt template, not the person's rule"
+    return None
 
 
 def _sentence_of(summary: str, said: str) -> str:
