@@ -722,8 +722,8 @@ def test_one_blocked_moment_per_operation(tmp_path: Path) -> None:
 def test_a_program_the_agent_keeps_reaching_for_that_is_not_installed_is_blocked(
     tmp_path: Path,
 ) -> None:
-    """`rg` missing in a devcontainer: once is no moment (agents try a tool and use another),
-    twice with no run is what the next agent will meet too."""
+    """`rg` missing in a devcontainer: once without a word is no moment (agents try a tool
+    and use another), twice with no run is what the next agent will meet too."""
     missing = "Exit code 127\n/bin/bash: line 1: rg: command not found"
     once: list[tuple[object, ...]] = [("user", "Find the templates."),
             ("call", "toolu_1", "Bash", {"command": "rg -n template"}),
@@ -744,3 +744,97 @@ def test_the_language_the_person_wants_is_a_moment(tmp_path: Path, said: str) ->
         ("user", said),
     ])  # fmt: skip
     assert [m.kind for m in _found(session)] == ["follow-up"]
+
+
+def test_a_program_missing_once_that_the_agent_remarks_on_is_blocked(tmp_path: Path) -> None:
+    """corpus-d (che-yjwj): "I'll check … with `find` (since `rg` isn't available here)"."""
+    missing = "Process exited with code 127\nOutput:\n/bin/bash: line 1: rg: command not found"
+    session = _claude(tmp_path, [
+        ("user", "Tighten the templates' quality gates."),
+        ("call", "toolu_1", "Bash", {"command": "rg -n 'Quality' .specify"}),
+        ("result", "toolu_1", missing, True),
+        ("assistant", "I'll check the runtime guidance with `find` (since `rg` isn't available "
+                      "here) and then apply the edits."),
+    ])  # fmt: skip
+    (moment,) = _found(session)
+    assert (moment.kind, moment.operation, moment.lines) == ("blocked", "rg", [2, 3])
+    silent = _claude(tmp_path, [*[("user", "Tighten the templates' quality gates.")],
+        ("call", "toolu_1", "Bash", {"command": "rg -n 'Quality' .specify"}),
+        ("result", "toolu_1", missing, True),
+        ("assistant", "Let me look at the templates another way."),
+    ])  # fmt: skip
+    assert _found(silent) == []
+
+
+def test_a_rerun_that_passes_unchanged_after_the_person_spoke_is_an_error_fix(
+    tmp_path: Path,
+) -> None:
+    """corpus-d (gouchan): `brew install gh` fails until the Xcode license is accepted, which
+    only the person can do; they say "try again" and the same command passes."""
+    license_error = (
+        "Error: You have not agreed to the Xcode license. Please resolve this by "
+        "running:\n  sudo xcodebuild -license accept"
+    )
+    events: list[tuple[object, ...]] = [
+        ("user", "Set up a GitHub repo for this folder."),
+        ("call", "toolu_1", "Bash", {"command": "brew install gh"}),
+        ("result", "toolu_1", license_error, True),
+        ("assistant", "Please run `sudo xcodebuild -license accept` in your terminal."),
+        ("user", "okay try again option 1"),
+        ("call", "toolu_2", "Bash", {"command": "brew install gh"}),
+        ("result", "toolu_2", "==> Pouring gh--2.82.0.arm64_sequoia.bottle.tar.gz", False),
+    ]
+    (moment,) = _found(_claude(tmp_path, events))
+    assert (moment.kind, moment.lines, moment.said) == (
+        "error-fix",
+        [2, 5, 6],
+        "okay try again option 1",
+    )
+    assert moment.error.startswith("Error: You have not agreed to the Xcode license")
+    result = extract_sessions([_claude(tmp_path, events)], None)
+    assert result.drafts == []  # what the person did is the reviewer's to say
+    told = [
+        *events[:4],
+        ("user", "run brew install gh --force"),
+        ("call", "toolu_2", "Bash", {"command": "brew install gh --force"}),
+        events[6],
+    ]
+    after_person = [m for m in _found(_claude(tmp_path, told)) if "person" in " ".join(m.changes)]
+    assert after_person == []  # the person said what to run: the rerun changed, not the machine
+
+
+def test_a_rerun_that_gets_past_its_error_after_a_file_repair_is_an_error_fix(
+    tmp_path: Path,
+) -> None:
+    """corpus-d (MoonMind): a script checked out with CRLF fails under WSL bash; the agent
+    rewrites its line endings with a here-document and the rerun fails further on. The
+    session later passes for an unrelated reason, which must not hide what got past."""
+    cwd = "/mnt/d/ai/MoonMind"
+    script = ".specify/scripts/bash/check-prerequisites.sh --json"
+    repair = (
+        "python3 - <<'PY'\nfrom pathlib import Path\npath = Path('.specify/scripts/bash/"
+        "check-prerequisites.sh')\npath.write_bytes(path.read_bytes().replace(b'\\r\\n', "
+        "b'\\n'))\nPY"
+    )
+    session = _codex(tmp_path, [
+        ("user", "Run the plan setup."),
+        ("shell", "c1", script), ("output", "c1", "/usr/bin/env: 'bash\\r': No such file or directory", 127),
+        ("shell", "c2", repair), ("output", "c2", "", 0),
+        ("shell", "c3", script), ("output", "c3", "common.sh: line 3: $'\\r': command not found", 127),
+        ("shell", "c4", "git checkout -b 001-plan"), ("output", "c4", "Switched", 0),
+        ("shell", "c5", script), ("output", "c5", '{"FEATURE_DIR": "specs/001-plan"}', 0),
+    ], cwd)  # fmt: skip
+    (moment,) = [m for m in _found(session) if m.kind == "error-fix"]
+    assert moment.lines == [3, 5, 7] and moment.changes[0].startswith("after `python3 -")
+
+
+def test_the_agents_own_patch_tool_failing_then_applying_is_no_moment(tmp_path: Path) -> None:
+    cwd = "/home/dev/node1"
+    patch = "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: run.sh\n@@\n-a\n+b\nPATCH"
+    session = _codex(tmp_path, [
+        ("user", "Make run.sh quieter."),
+        ("shell", "c1", patch), ("output", "c1", "error: Failed to find expected lines in run.sh", 1),
+        ("shell", "c2", "chmod +x run.sh"), ("output", "c2", "", 0),
+        ("shell", "c3", patch), ("output", "c3", "Success. Updated the following files", 0),
+    ], cwd)  # fmt: skip
+    assert _found(session) == []

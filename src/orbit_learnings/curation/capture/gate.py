@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
-from orbit_learnings.curation.capture.moments.base import CJK, STANDING
+from orbit_learnings.curation.capture.moments.base import AGENT_TOOLS, CJK, STANDING
 from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
@@ -248,8 +248,6 @@ def finding_reason(summary: str, paths: Sequence[str]) -> str | None:
     return None
 
 
-# The agent's own tools and harness: their syntax and sandbox are no project's rule.
-_AGENT_TOOLS = {"apply_patch", "applypatch", "update_plan", "todowrite", "str_replace_editor"}
 _TOOL_SYNTAX = re.compile(r"apply_patch|\*\*\* Begin Patch|invalid patch|patch rejected", re.I)
 _NOT_FOUND = re.compile(
     r"not found|No such file|cannot find|can't find|couldn'?t find|does not exist|missing|"
@@ -264,7 +262,7 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     the text the configuration gained (a folder counts when the failure says not found).
     `old` / `new` are what the rule names as changed (empty for a configuration edit)."""
     program = (commands.operation(moment.failed) or moment.operation or " ").split()[0]
-    if program.lower() in _AGENT_TOOLS or _TOOL_SYNTAX.search(f"{moment.failed}\n{moment.error}"):
+    if program.lower() in AGENT_TOOLS or _TOOL_SYNTAX.search(f"{moment.failed}\n{moment.error}"):
         return "the agent's own tool syntax, not the project's"
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"

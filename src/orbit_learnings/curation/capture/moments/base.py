@@ -87,6 +87,12 @@ ERROR_OUTPUT = re.compile(
 )
 
 
+# The agent's own tools when called through the shell: their syntax is the harness's.
+AGENT_TOOLS = frozenset(
+    {"apply_patch", "applypatch", "update_plan", "todowrite", "str_replace_editor"}
+)
+
+
 def failed(result: Turn | None) -> bool:
     """A non-zero exit, or an exit 0 whose output says it failed (`|| true`, tools that
     always exit 0)."""

@@ -194,8 +194,8 @@ MISSING_TWICE = 2  # one miss the agent walks around; a program it keeps reachin
 
 def missing_programs(turns: list[Turn]) -> list[Moment]:
     """A program the agent reached for again and again that is not installed here (`rg`,
-    `jq`), and that never ran: the next agent will reach for it too. Once is no moment: agents
-    try a tool, miss, and use another."""
+    `jq`), and that never ran: the next agent will reach for it too. Once is a moment only
+    when the agent remarks on it: agents try a tool, miss, and use another silently."""
     results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
     misses: dict[str, list[Turn]] = {}
     ran: set[str] = set()
@@ -211,12 +211,23 @@ def missing_programs(turns: list[Turn]) -> list[Moment]:
             ran.add(program)
     moments = []
     for program, calls in misses.items():
-        if len(calls) >= MISSING_TWICE and program not in ran:
-            moment = Moment("blocked", [calls[0].line, calls[1].line], BLOCKED, operation=program)
+        if program in ran:
+            continue
+        if len(calls) >= MISSING_TWICE or _remarked(turns, calls[0], program):
+            second = calls[1] if len(calls) > 1 else results[calls[0].tool_id]
+            lines = [calls[0].line, second.line]
+            moment = Moment("blocked", lines, BLOCKED, operation=program)
             moment.failed = str(calls[0].tool_input.get("command", ""))[:300]
             moment.error = f"{program}: not installed here"
             moments.append(moment)
     return moments
+
+
+def _remarked(turns: list[Turn], call: Turn, program: str) -> bool:
+    """The agent's next words name the missing program ("`rg` isn't available here, so I'll
+    use `find`"): it noticed, and so will the next agent. Its name is the cue, in any language."""
+    said = _next_words(turns, turns.index(call))
+    return bool(re.search(rf"(?<![\w/-]){re.escape(program)}(?![\w/-])", said))
 
 
 def _ran_later(key: str, later: list[Turn], results: dict[str, Turn]) -> bool:

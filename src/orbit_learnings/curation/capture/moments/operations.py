@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments.base import Moment, edit_lines, failed
-from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, Turn
+from orbit_learnings.curation.capture.moments.base import AGENT_TOOLS, Moment, edit_lines, failed
+from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, USER, Turn
 
 WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
 # A configuration file by its shape, not a list of tools: `*.config.js` (eslint, vite,
@@ -33,6 +33,8 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
         key = operation_of(call)
         if key is None or not failed(results.get(call.tool_id)) or position in used:
             continue
+        if is_agent_tool(call):
+            continue  # the agent's patch not applying is the harness's, never the project's
         last_failure, between, moved = call, [], None
         for offset, later in enumerate(calls[position + 1 : position + 1 + WINDOW], start=1):
             if operation_of(later) != key:
@@ -40,13 +42,13 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
                 continue
             used.add(position + offset)
             if failed(results.get(later.tool_id)):
-                moved = moved or _got_past(call, later, results)
+                moved = moved or _got_past(call, later, results, between)
                 last_failure, between = later, []
                 continue
-            moment = _error_fix(key, call, last_failure, later, between, cwd, results)
+            moment = _error_fix(key, call, last_failure, later, between, cwd, results, turns)
             if moment is not None:
                 moments.append(moment)
-            moved = None
+                moved = None  # the pass tells the lesson better than getting past did
             break
         if moved is not None:
             moments.append(moved)
@@ -60,12 +62,20 @@ AFTER = "after "
 GOT_PAST = 0.45  # no pass seen: the change may have fixed the first failure, or not
 
 
-def _got_past(first: Turn, later: Turn, results: dict[str, Turn]) -> Moment | None:
-    """The operation failed, was rerun another way (quoting, a flag, `&` for `.`) and failed
-    differently: the change got past the first failure, which is what the next person meets."""
+def _got_past(
+    first: Turn, later: Turn, results: dict[str, Turn], between: list[Turn]
+) -> Moment | None:
+    """The operation failed, was rerun another way (quoting, a flag, `&` for `.`) or after a
+    command that repaired files (line endings, a mode bit) and failed differently: the change
+    got past the first failure, which is what the next person meets."""
     before, after = results[first.tool_id], results[later.tool_id]
     error, then = first_error_line(before.text), first_error_line(after.text)
-    if not error or error == then or not how_changed(run_shape(first), run_shape(later)):
+    repairs = [c for c in between if _repairs_files(c, results)]
+    if run_shape(first) != run_shape(later) or is_agent_tool(first):
+        repairs = []  # a repair counts for the same command rerun, never for the agent's patch
+    if not error or error == then:
+        return None
+    if not repairs and not how_changed(run_shape(first), run_shape(later)):
         return None
     if _TEST_FAILURE.search(before.text[:4000]):
         return None  # tests failing for real
@@ -75,6 +85,10 @@ def _got_past(first: Turn, later: Turn, results: dict[str, Turn]) -> Moment | No
     moment.fixed = str(later.tool_input.get("command", "")).strip()
     moment.error = error
     moment.changes = what_changed(run_shape(first), run_shape(later))
+    if repairs:
+        moment.lines.insert(1, repairs[-1].line)
+        step = commands.first_segment(str(repairs[-1].tool_input.get("command", "")))
+        moment.changes = [f"{AFTER}`{step[:80]}`"]
     return moment
 
 
@@ -140,6 +154,7 @@ def _error_fix(
     between: list[Turn],
     cwd: str | None,
     results: dict[str, Turn],
+    turns: list[Turn],
 ) -> Moment | None:
     """The moment of one operation that failed (`first`, last at `last_failure`) and then
     passed (`success`), when how it ran changed, a configuration file changed between, or
@@ -151,7 +166,9 @@ def _error_fix(
     command_changed = how_changed(run_shape(last_failure), run_shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
-        return _set_up_first(key, first, result, last_failure, success, between, results)
+        return _set_up_first(key, first, result, last_failure, success, between, results) or (
+            _person_fixed(key, first, result, last_failure, success, between, turns)
+        )
     if command_changed and not config and _TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
@@ -181,15 +198,70 @@ ENVIRONMENT_SETUP = re.compile(
 )
 
 
+def is_agent_tool(call: Turn) -> bool:
+    """A call of the agent's own tool through the shell (Codex's `apply_patch`)."""
+    return (operation_of(call) or " ").split()[0].lower() in AGENT_TOOLS
+
+
 def _is_setup(call: Turn, results: dict[str, Turn]) -> bool:
-    """A command of `ENVIRONMENT_SETUP` that did not itself fail."""
+    """A command of `ENVIRONMENT_SETUP`, or one that repaired files, that did not itself fail."""
     if call.tool != "Bash" or failed(results.get(call.tool_id)):
         return False
     command = str(call.tool_input.get("command", ""))
-    return any(
+    return _repairs_files(call, results) or any(
         ENVIRONMENT_SETUP.match(" ".join(commands.program_words(w)))
         for w in commands.segments(command)
     )
+
+
+# Commands that repair files rather than write code: line endings, a mode bit, a missing
+# folder, an in-place substitution, a script that rewrites files' bytes. An agent edits code
+# with its edit tools; reaching for these between a failure and a rerun is the environment.
+_REPAIR = re.compile(r"^(chmod|dos2unix|unix2dos|mkdir|sed -i|perl -pi|git update-index --chmod)\b")
+_REWRITES_BYTES = re.compile(r"write_(bytes|text)\(|replace\(b?['\"]\\r")
+
+
+def _repairs_files(call: Turn, results: dict[str, Turn]) -> bool:
+    if call.tool != "Bash" or failed(results.get(call.tool_id)):
+        return False
+    command = str(call.tool_input.get("command", ""))
+    if "<<" in command and _REWRITES_BYTES.search(command):
+        return True  # `python3 - <<'PY' … path.write_bytes(text.replace(b"\r\n", b"\n"))`
+    return any(
+        _REPAIR.match(" ".join(commands.program_words(w))) for w in commands.segments(command)
+    )
+
+
+PERSON_FIXED = 0.55  # like a setup step: what the person did is read off the failure
+
+
+def _person_fixed(
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    turns: list[Turn],
+) -> Moment | None:
+    """The rerun passed unchanged after the person spoke, with no edit between: they fixed
+    it where the agent cannot (accepted a license, logged in, started a service), and the
+    failure says what it was."""
+    if any(edit_lines(t) for t in between) or run_shape(last_failure) != run_shape(success):
+        return None  # code work, or another command: the person told the agent what to run
+    spoke = [
+        t for t in turns
+        if t.kind == USER and t.text.strip() and last_failure.line < t.line < success.line
+    ]  # fmt: skip
+    if not spoke:
+        return None
+    moment = Moment("error-fix", [first.line, spoke[-1].line, success.line], PERSON_FIXED)
+    moment.operation, moment.said = key, spoke[-1].text.strip()[:300]
+    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
+    moment.fixed = str(success.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = [f"{AFTER}the person's step"]
+    return moment
 
 
 def _set_up_first(
