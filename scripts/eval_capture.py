@@ -42,7 +42,17 @@ def load(name: str) -> list[dict[str, Any]]:
 
 # The committed sets, then the corpora whose transcripts were fetched and are never
 # committed (their labels are: tests/eval/capture/README.md says how to get the sessions).
-SET_NAMES = ("tuning", "fresh", "corpus-a", "corpus-b", "corpus-c", "corpus-d", "heldout")
+SET_NAMES = (
+    "tuning",
+    "fresh",
+    "corpus-a",
+    "corpus-b",
+    "corpus-c",
+    "corpus-d",
+    "corpus-e",
+    "corpus-f",
+    "heldout",
+)
 
 
 def present_sets() -> tuple[str, ...]:

@@ -110,11 +110,9 @@ def _said(kind: str, said: str) -> Moment:
         # conversation, pasted markup and a prompt template.
         ("interruption", "Python `train.py` `--pipeline` all `--epochs` 200", "no word makes it"),
         ("interruption", "继续创建项目，使用 `--approve-all`", "a request for this task"),
-        ("interruption", "python3 should point to python 3.11. Please make it so",
-         "no word makes it"),
+        ("interruption", "python3 should point to python 3.11. Please make it so", "a moment"),
         ("interruption", "Sorry delete all of that it was wrong file", "only the conversation"),
-        ("stated", "提交到GitHub（仓库名不要惹眼，比如用 data-aggregator 这类名字）",
-         "a request for this task"),
+        ("stated", "提交到GitHub（仓库名不要惹眼，比如用 data-aggregator 这类名字）", "a moment"),
         ("follow-up", "前端预览就是裁切后的图片，不要预览原始的图片，按你的建议 1280",
          "only the conversation"),
         ("follow-up", "请不要对图片进行矫正这一步不需要", "a request for this task"),
@@ -122,6 +120,18 @@ def _said(kind: str, said: str) -> Moment:
          "pasted markup"),
         ("after-error", 'IT IS CRITICAL THAT YOU FOLLOW THESE STEPS:\n\n<steps CRITICAL="TRUE">\n'
                         "1. Always LOAD the FULL @.bmad/core/tasks/workflow.xml", "pasted markup"),
+        # Rejected by both blind reviewers of the seventh round (two corpora measured once as
+        # they came): a rule word inside a clause that shapes this task's request.
+        ("follow-up", "1. chunks will be defined by number of rows, 2. your suggestions look "
+                      "fine. 5. assume i do not,  just use the standard cdk constructs",
+         "a moment"),
+        ("follow-up", "Lastly preivew how that would lookk with a few different kinds of "
+                      "separators instead of the pipes", "a moment"),
+        ("follow-up", "2️⃣ 점수 대신 상태 중심 문구로 바꾸기", "a moment"),
+        ("follow-up", "互換性は不要", "a moment"),
+        ("interruption", "而且要做到每一步必须完成有明确输出后才可以进行下一步", "a moment"),
+        ("redo", "2、需要添加所有平台的测试用例，包括安卓与HarmonyOS,同时需要注意，iOS需要支持OC",
+         "a moment"),
     ],
 )  # fmt: skip
 def test_words_that_are_no_standing_rule_give_no_draft(kind: str, said: str, why: str) -> None:

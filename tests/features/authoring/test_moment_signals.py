@@ -838,3 +838,20 @@ def test_the_agents_own_patch_tool_failing_then_applying_is_no_moment(tmp_path: 
         ("shell", "c3", patch), ("output", "c3", "Success. Updated the following files", 0),
     ], cwd)  # fmt: skip
     assert _found(session) == []
+
+
+def test_a_test_failing_on_a_missing_module_is_not_its_command_missing(tmp_path: Path) -> None:
+    """corpus-e (kmitch92): jest's "Cannot find module" is the test failing, not `npm test`
+    missing; the `npm list` the agent ran next is no "run `npm list`, not `npm test`"."""
+    failure = (
+        "FAIL handlers/csv-chunker.test.ts\n  ● Test suite failed to run\n\n    Cannot "
+        "find module './csv-chunker.types' from 'handlers/csv-chunker.test.ts'"
+    )
+    session = _claude(tmp_path, [
+        ("user", "Add a chunker test."),
+        ("call", "toolu_1", "Bash", {"command": "npm test -- csv-chunker.test.ts"}),
+        ("result", "toolu_1", failure, True),
+        ("call", "toolu_2", "Bash", {"command": "npm list | grep csv"}),
+        ("result", "toolu_2", "├── csv-parse@5.5.6", False),
+    ])  # fmt: skip
+    assert [m for m in _found(session) if m.kind == "error-fix"] == []

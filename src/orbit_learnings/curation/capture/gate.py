@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
 from orbit_learnings.curation.capture.moments.base import AGENT_TOOLS, CJK, STANDING
-from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE
+from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE, missing_named
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
@@ -27,7 +27,7 @@ from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 # sentence chooser weights ("must", "should" too: a task uses them as often); the moment
 # scorer's `STRONG_CUES` / `WEAK_CUES` (how likely a message holds a rule); and here the
 # milder marks the gate takes when the person stopped the agent ("only", "rather than").
-_ALSO_RULE = re.compile(r"\b(rather than|only|anstatt|en vez)\b|應該|须|總是", re.I)
+_ALSO_RULE = re.compile(r"\b(rather than|only|anstatt|en vez)\b|總是", re.I)
 # "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
 _CONTRAST = re.compile(
     r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b"
@@ -130,13 +130,19 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
         return reason
     words = _prose(summary)  # `--approve-all` and `--pipeline all` name no class of things
     sentence = _prose(_sentence_of(summary, said))  # "stop running the suite; use `make x`"
-    standing = bool(STANDING.search(f"{words}\n{sentence}") or _CONTRAST.search(words))
-    if standing and _opens_with_task(words) and not _ALWAYS.search(words):
+    firm = bool(
+        _ALWAYS.search(f"{words}\n{sentence}")
+        or _FORBIDS.search(f"{words}\n{sentence}")
+        or _CONTRAST.search(words)
+        or (_USE.match(words) and _INSTEAD.search(words))  # "Use pnpm instead of npm"
+        or (GENERAL_CLASS.search(words) and RULE_WORD.search(words))  # "cada X debe …"
+    )
+    if firm and _opens_with_task(words) and not _ALWAYS.search(words):
         return "a request for this task, not a standing rule"  # "Commit it (don't …)"
-    if standing or (GENERAL_CLASS.search(words) and RULE_WORD.search(words)):
+    if firm or (stopped and (_USE.match(words) or _ALSO_RULE.search(words))):
         return None
-    if stopped and (_USE.match(words) or _ALSO_RULE.search(words)):
-        return None
+    if STANDING.search(f"{words}\n{sentence}") or RULE_WORD.search(words):
+        return "its rule word serves one-off requests as often (instead, must, 대신): a moment"
     if _TASK_VERB.match(summary):
         return "a request for this task, not a standing rule"
     return "no word makes it standing (never, always, don't, instead, from now on, 以后, …)"
@@ -150,6 +156,18 @@ _ALWAYS = re.compile(
     r"以后|今后|永远|总是|始终|一律|每次|禁止|严禁|必ず|常に|今後|항상|절대",
     re.I,
 )
+# A clause that opens by forbidding ("Don't …", "…, dont talk about it", "We don't need …",
+# "请不要…", "禁止…"), or forbids with "must not", "stop using": the person's own rule, where a
+# "don't" or an "instead" inside a clause as often shapes this task's request ("assume I do
+# not, just use …", "… 대신 …", "preview it with separators instead of …").
+_FORBIDS = re.compile(
+    r"(^|[,;:]\s*)(please |pls |pleas |we )?(don'?t|dont|do not|never|avoid|no more)\b|"
+    r"\bstop (using|running|doing|adding|calling|writing|asking)\b|"
+    r"(^|[，,；;]\s*)(请|請)?(不要|别|別|勿|禁止|不许|不準)|"
+    r"\b(must|should) ?(not|never)\b|\bmustn'?t\b|\bshouldn'?t\b",
+    re.I,
+)
+_INSTEAD = re.compile(r"\b(instead of|rather than|not)\b|而不是|而非|代わりに|대신", re.I)
 _CODE_SPAN = re.compile(r"`[^`]*`|(?<!\w)--?[\w-]+(=\S+)?")
 
 
@@ -276,13 +294,27 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
     if moment.edits and not moment.changes:
         return None if new and _mentions(failure, new) else "the failure does not name the fix"
     if old:
-        return None if _mentions(failure, old) else "the failure does not name what changed"
+        return _program_or_script_reason(moment, failure, old)
     named = [_key(c) for c in moment.changes if not c.startswith("from ")]
     if not moment.changes or (named and not all(_mentions(failure, c) for c in named)):
         return "the failure does not name what changed"
     if len(named) < len(moment.changes) and not _NOT_FOUND.search(failure):
         return "the failure does not say the folder was wrong"
     return None
+
+
+def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | None:
+    """Another program (`python` → `.venv/bin/python`) is the rule when the failure names the
+    old one anywhere; another script or subcommand of the same program (`yarn test:web` →
+    `yarn test`) only when a line says that very one is missing: `npm test` failing for a
+    missing module is not "run `npm list` instead"."""
+    from orbit_learnings.curation.capture import wording
+
+    if wording.changed_programs(moment):
+        return None if _mentions(failure, old) else "the failure does not name what changed"
+    if missing_named(failure, old.split()[-1]):
+        return None
+    return "the failure does not say that what changed is missing"
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.

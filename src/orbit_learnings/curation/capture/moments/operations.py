@@ -116,6 +116,8 @@ def replaced_moments(turns: list[Turn]) -> list[Moment]:
         if result is None or not failed(result) or not UNAVAILABLE.search(result.text[:2000]):
             continue
         key = str(operation_of(call))
+        if not missing_named(result.text[:2000], key.split()[-1]):
+            continue  # a test failing on a missing module is not `npm test` missing
         for later in calls[position + 1 : position + 1 + NEAR]:
             other = str(operation_of(later))
             answer = results.get(later.tool_id)
@@ -125,6 +127,14 @@ def replaced_moments(turns: list[Turn]) -> list[Moment]:
                 moments.append(_replaced(key, call, result, later))
             break
     return moments
+
+
+def missing_named(text: str, name: str) -> bool:
+    """Whether a line of the output says `name` itself is missing (`pytest: command not
+    found`, `Couldn't find a script named "test:web"`, `No rule to make target 'check'`):
+    a whole token, so `csv-chunker.test.ts` does not name `test`."""
+    token = re.compile(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])")
+    return any(UNAVAILABLE.search(line) and token.search(line) for line in text.splitlines())
 
 
 def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
