@@ -840,9 +840,10 @@ def test_the_agents_own_patch_tool_failing_then_applying_is_no_moment(tmp_path: 
     assert _found(session) == []
 
 
-def test_a_test_failing_on_a_missing_module_is_not_its_command_missing(tmp_path: Path) -> None:
+def test_a_test_failing_on_a_missing_module_drafts_no_other_command(tmp_path: Path) -> None:
     """corpus-e (kmitch92): jest's "Cannot find module" is the test failing, not `npm test`
-    missing; the `npm list` the agent ran next is no "run `npm list`, not `npm test`"."""
+    missing; the `npm list` the agent ran next is a moment (which packages are installed was
+    the lesson) but no draft "run `npm list`, not `npm test`"."""
     failure = (
         "FAIL handlers/csv-chunker.test.ts\n  ● Test suite failed to run\n\n    Cannot "
         "find module './csv-chunker.types' from 'handlers/csv-chunker.test.ts'"
@@ -854,4 +855,6 @@ def test_a_test_failing_on_a_missing_module_is_not_its_command_missing(tmp_path:
         ("call", "toolu_2", "Bash", {"command": "npm list | grep csv"}),
         ("result", "toolu_2", "├── csv-parse@5.5.6", False),
     ])  # fmt: skip
-    assert [m for m in _found(session) if m.kind == "error-fix"] == []
+    assert [m.kind for m in _found(session)] == ["error-fix"]
+    result = extract_sessions([session], None)
+    assert result.drafts == [] and "missing" in str(result.undrafted[0]["why"])

@@ -116,8 +116,6 @@ def replaced_moments(turns: list[Turn]) -> list[Moment]:
         if result is None or not failed(result) or not UNAVAILABLE.search(result.text[:2000]):
             continue
         key = str(operation_of(call))
-        if not missing_named(result.text[:2000], key.split()[-1]):
-            continue  # a test failing on a missing module is not `npm test` missing
         for later in calls[position + 1 : position + 1 + NEAR]:
             other = str(operation_of(later))
             answer = results.get(later.tool_id)
