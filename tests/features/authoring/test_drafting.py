@@ -100,6 +100,10 @@ def test_a_command_not_found_then_another_program_says_which_to_run(tmp_path: Pa
         claude.result("t2", CWD),
     )
     assert draft.summary == "`python` is not found here: run `python3`"
+    # The rule said in words first (blind reviewers of three rounds asked for it over a log):
+    assert draft.body.startswith(
+        "There is no `python` on the PATH where the agent runs: call `python3` instead.\n\nFailed:"
+    )
     assert "import re" not in draft.body  # the here-document's body is data, not the lesson
     assert "python3 - <<'PY' …" in draft.body
 

@@ -305,7 +305,8 @@ def _error_fix_text(moment: Moment, root: str | None, turns: Sequence[Turn]) -> 
     how = f" {', '.join(moment.changes)}" if moment.changes else ""
     same = moment.fixed.strip() == moment.failed.strip()
     body += f"It passed, run unchanged{how}." if same else f"It passed{how} as:\n\n    {fixed}"
-    return wording.rerun_rule(moment), body
+    reason = wording.rerun_reason(moment)
+    return wording.rerun_rule(moment), f"{reason}\n\n{body}" if reason else body
 
 
 def _patched(moment: Moment, files: Sequence[str], turns: Sequence[Turn]) -> str:

@@ -411,3 +411,16 @@ def rerun_rule(moment: Moment) -> str:
     if moment.changes:
         return f"Run `{moment.operation}` {', '.join(moment.changes)}"
     return f"Run `{first_line(moment.fixed)[:80]}`, not `{first_line(moment.failed)[:60]}`"
+
+
+def rerun_reason(moment: Moment) -> str:
+    """The rule as a sentence for the draft's body when the summary is terse ("`python` is
+    not found here: run `python3`"): blind reviewers asked for it over a bare failure log."""
+    programs = changed_programs(moment)
+    if not programs or any(c.startswith(INSIDE) for c in moment.changes):
+        return ""
+    old, new = programs
+    instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
+    if new in ("sudo", "doas") or not (_NOT_FOUND.search(moment.error) and old in moment.error):
+        return ""
+    return f"There is no `{old}` on the PATH where the agent runs: call `{instead}` instead."
