@@ -51,6 +51,8 @@ SET_NAMES = (
     "corpus-d",
     "corpus-e",
     "corpus-f",
+    "corpus-g",
+    "corpus-h",
     "heldout",
 )
 

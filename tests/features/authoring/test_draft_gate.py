@@ -129,6 +129,7 @@ def _said(kind: str, said: str) -> Moment:
                       "separators instead of the pipes", "a moment"),
         ("follow-up", "2️⃣ 점수 대신 상태 중심 문구로 바꾸기", "a moment"),
         ("follow-up", "互換性は不要", "a moment"),
+        ("follow-up", "Use terminal instead of powershell then", "only the conversation"),
         ("interruption", "而且要做到每一步必须完成有明确输出后才可以进行下一步", "a moment"),
         ("redo", "2、需要添加所有平台的测试用例，包括安卓与HarmonyOS,同时需要注意，iOS需要支持OC",
          "a moment"),

@@ -278,3 +278,52 @@ def test_a_rerun_as_a_module_says_so() -> None:
     assert (
         wording.rerun_rule(moment) == "Run `python3 -m pytest`, not `pytest`"
     )  # was "Use `python3`, not `pytest`"
+
+
+def test_the_failure_that_names_the_missing_program_is_the_one_quoted(tmp_path: Path) -> None:
+    """corpus-h (Fegor): a here-document failed on its own text first, then `python --version`
+    said `python: command not found`; the rule is said from the second."""
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Fill in the constitution."),
+        claude.call("t1", "Bash", command="python - <<'PY'\ntext = '''# Title'''\nPY"),
+        claude.result("t1", "docs/hook-contracts.md: line 1: #: command not found", error=True),
+        claude.call("t2", "Bash", command="python --version"),
+        claude.result("t2", "/bin/bash: line 1: python: command not found", error=True),
+        claude.call("t3", "Bash", command="python3 --version"),
+        claude.result("t3", "Python 3.12.3"),
+    )
+    assert draft.summary == "`python` is not found here: run `python3`"
+
+
+def test_a_venv_interpreter_for_a_module_missing_deep_in_a_traceback(tmp_path: Path) -> None:
+    traceback = (
+        'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'flask'"
+    )
+    script = "python - <<'PY'\nfrom app import app\nPY"
+    (draft,) = _drafts(
+        tmp_path,
+        _said("Check the routes."),
+        claude.call("t1", "Bash", command=script),
+        claude.result("t1", traceback, error=True),
+        claude.call("t2", "Bash", command=script.replace("python -", "./.venv/bin/python -")),
+        claude.result("t2", "200 /12"),
+    )
+    assert draft.summary == "Use `./.venv/bin/python`, not `python`"
+
+
+def test_a_probe_after_a_failure_is_never_the_fix(tmp_path: Path) -> None:
+    """corpus-h (cosmos-makers): `omx explore` failed on a missing cargo; `which omx; omx
+    --help` ran next. No "run `which`"."""
+    drafts = _drafts(
+        tmp_path,
+        _said("Find how to run the loops."),
+        claude.call("t1", "Bash", command='omx explore --prompt "find the loops"'),
+        claude.result(
+            "t1", "Error: [explore] cargo was not found. Install a Rust toolchain", error=True
+        ),
+        claude.call("t2", "Bash", command="which omx || true; omx --help | sed -n '1,220p'"),
+        claude.result("t2", "/usr/local/bin/omx\nUsage: omx <command>"),
+    )
+    assert drafts == []

@@ -54,6 +54,7 @@ _DEICTIC = re.compile(
     r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
     r"(该|那个)(文件夹|目录|文件|路径)|"
     r"上述|前面的|以上的|上記|先ほどの|按你的建议|你(说|建议)的|\bas you (said|suggested)\b|"
+    r"\bthen\W*$|"
     r"\b(the )?wrong file\b",
     re.I,
 )
@@ -304,17 +305,21 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
 
 
 def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | None:
-    """Another program (`python` → `.venv/bin/python`) is the rule when the failure names the
-    old one anywhere; another script or subcommand of the same program (`yarn test:web` →
-    `yarn test`) only when a line says that very one is missing: `npm test` failing for a
-    missing module is not "run `npm list` instead"."""
+    """ "Run X, not Y" when a line of the failure says Y itself is missing (`python: command not
+    found`, `Couldn't find a script named "test:web"`), or Y is an interpreter that lacks the
+    project's modules and X another one (`.venv/bin/python`). Not `npm test` failing on a
+    missing module then `npm list`, not a stray `#: command not found`, not a probe (`which`)."""
     from orbit_learnings.curation.capture import wording
 
-    if wording.changed_programs(moment):
-        return None if _mentions(failure, old) else "the failure does not name what changed"
     if missing_named(failure, old.split()[-1]):
         return None
+    if wording.changed_programs(moment) and _MODULE_MISSING.search(failure):
+        return None
     return "the failure does not say that what changed is missing"
+
+
+# A module the interpreter cannot import: another interpreter (the project's venv) is the fix.
+_MODULE_MISSING = re.compile(r"No module named|ModuleNotFoundError|Cannot find (module|package)")
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.

@@ -365,7 +365,12 @@ def _error_core(error: str) -> str:
 def changed_programs(moment: Moment) -> tuple[str, str] | None:
     """(old, new) when the rerun ran another program (`python` → `python3`)."""
     old, new = _first_program(moment.failed), _first_program(moment.fixed)
+    if new in _PROBES:  # `which python`, `command -v omx`: a look, never the fix
+        return None
     return (old, new) if old and new and old != new and old not in ("cd",) else None
+
+
+_PROBES = {"which", "command", "type", "where", "whereis", "hash"}
 
 
 def _first_program(command: str) -> str:

@@ -181,7 +181,7 @@ def _error_fix(
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
     moment.operation, moment.failed, moment.fixed = key, failed_command, fixed
-    moment.error = first_error_line(result.text)
+    moment.error = _telling_error(key, result, results[last_failure.tool_id])
     moment.edits = config if not command_changed else []
     moment.changes = (
         what_changed(run_shape(last_failure), run_shape(success)) if command_changed else []
@@ -377,6 +377,14 @@ def run_shape(call: Turn) -> list[str]:
 # `node -e CODE`, `python -c CODE`: the code is data, not how the program ran.
 _INLINE_SCRIPT = re.compile(r"(\s-(?:e|c|-eval)\s+)(\"[^\"]*\"|'[^']*'|\S+)")
 _RUN_SETTINGS = ("workdir", "escalated", "dangerouslyDisableSandbox")
+
+
+def _telling_error(key: str, first: Turn, last: Turn) -> str:
+    """The first failure's telling line, or the last one's when only it says the program is
+    missing (a here-document failing on its own text, then `python: command not found`)."""
+    program, error = key.split()[0], first_error_line(first.text)
+    then = first_error_line(last.text)
+    return then if missing_named(then, program) and not missing_named(error, program) else error
 
 
 def _counts_as_fix(path: str, cwd: str | None) -> bool:
