@@ -111,7 +111,7 @@ def _said(kind: str, said: str) -> Moment:
         ("interruption", "Python `train.py` `--pipeline` all `--epochs` 200", "no word makes it"),
         ("interruption", "继续创建项目，使用 `--approve-all`", "a request for this task"),
         ("interruption", "python3 should point to python 3.11. Please make it so", "a moment"),
-        ("interruption", "Sorry delete all of that it was wrong file", "only the conversation"),
+        ("interruption", "Sorry delete all of that it was wrong file", "no word makes it"),
         ("stated", "提交到GitHub（仓库名不要惹眼，比如用 data-aggregator 这类名字）", "a moment"),
         ("follow-up", "前端预览就是裁切后的图片，不要预览原始的图片，按你的建议 1280",
          "only the conversation"),
@@ -119,7 +119,8 @@ def _said(kind: str, said: str) -> Moment:
         ("redo", '<div class="p-4 border-b"><div class="text-sm">Image B</div></div> 也不要',
          "pasted markup"),
         ("after-error", 'IT IS CRITICAL THAT YOU FOLLOW THESE STEPS:\n\n<steps CRITICAL="TRUE">\n'
-                        "1. Always LOAD the FULL @.bmad/core/tasks/workflow.xml", "pasted markup"),
+                        "1. Always LOAD the FULL @.bmad/core/tasks/workflow.xml\n</steps>",
+         "pasted markup"),
         # Rejected by both blind reviewers of the seventh round (two corpora measured once as
         # they came): a rule word inside a clause that shapes this task's request.
         ("follow-up", "1. chunks will be defined by number of rows, 2. your suggestions look "
@@ -130,6 +131,7 @@ def _said(kind: str, said: str) -> Moment:
         ("follow-up", "2️⃣ 점수 대신 상태 중심 문구로 바꾸기", "a moment"),
         ("follow-up", "互換性は不要", "a moment"),
         ("follow-up", "Use terminal instead of powershell then", "only the conversation"),
+        ("follow-up", "Put `restart: always` on the db service", "no word makes it"),  # code
         ("interruption", "而且要做到每一步必须完成有明确输出后才可以进行下一步", "a moment"),
         ("redo", "2、需要添加所有平台的测试用例，包括安卓与HarmonyOS,同时需要注意，iOS需要支持OC",
          "a moment"),
@@ -324,3 +326,22 @@ def test_a_standing_word_outweighs_shapes_that_only_usually_mean_no_rule(said: s
 )  # fmt: skip
 def test_a_long_job_is_a_script_run_by_its_interpreter(command: str, long_job: bool) -> None:
     assert (long_job_reason(command) is not None) is long_job
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Found by review: shapes the firm gate must keep (each was a draft before it).
+        "Run `pnpm test`, not `npm test`",  # "X, not Y" opening with a task verb
+        "Install deps with pnpm, not npm",
+        "Run tests with pnpm, don't use npm",  # a clause that opens by forbidding
+        'Never use inline styles like `<div style="color:red">` in templates',  # code
+        "Never wrap button labels in a <p> tag",  # one tag named, nothing pasted
+        "Never commit to main, push a branch then",  # "then" with a standing word
+        "Never edit the wrong file again, check the path first",
+        "Prefer pnpm over npm in this repo",
+        "Don\u2019t use npm here, it breaks the workspaces",  # a typographic apostrophe
+    ],
+)
+def test_firm_rules_stay_drafts(said: str) -> None:
+    assert draft_for(_said("follow-up", said), path="s.jsonl", root=CWD) is not None, said

@@ -327,3 +327,7 @@ def test_a_probe_after_a_failure_is_never_the_fix(tmp_path: Path) -> None:
         claude.result("t2", "/usr/local/bin/omx\nUsage: omx <command>"),
     )
     assert drafts == []
+    from orbit_learnings.curation.capture import wording
+
+    probe = Moment("error-fix", [1, 2], 0.7, failed="omx explore", fixed="which omx; omx --help")
+    assert wording.changed_programs(probe) is None  # a probe names no program to use

@@ -803,6 +803,73 @@ def test_a_rerun_that_passes_unchanged_after_the_person_spoke_is_an_error_fix(
     assert after_person == []  # the person said what to run: the rerun changed, not the machine
 
 
+def test_a_rerun_after_the_person_spoke_needs_a_failure_only_a_person_can_fix(
+    tmp_path: Path,
+) -> None:
+    """Found by review: a timeout the person waves on ("ok"), or another test file run next,
+    is no step of theirs."""
+    flaky = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "npm test"}),
+        ("result", "toolu_1", "npm ERR! network request failed, reason: ETIMEDOUT", True),
+        ("user", "ok"),
+        ("call", "toolu_2", "Bash", {"command": "npm test"}),
+        ("result", "toolu_2", "Tests: 12 passed", False),
+    ])  # fmt: skip
+    assert [m for m in _found(flaky) if "person" in " ".join(m.changes)] == []
+    other = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "gh pr create --fill"}),
+        ("result", "toolu_1", "To get started with GitHub CLI, please run:  gh auth login", True),
+        ("user", "try the other repo"),
+        ("call", "toolu_2", "Bash", {"command": "gh pr create --fill --repo acme/web"}),
+        ("result", "toolu_2", "https://github.com/acme/web/pull/7", False),
+    ])  # fmt: skip
+    assert [m for m in _found(other) if "person" in " ".join(m.changes)] == []
+
+
+def test_a_code_edit_by_sed_between_a_failing_and_a_passing_test_is_ordinary_work(
+    tmp_path: Path,
+) -> None:
+    """Found by review: `sed -i` and here-document scripts edit code too; only mode bits,
+    folders and line endings are repairs of the environment."""
+    session = _claude(tmp_path, [
+        ("user", "Fix the calculator."),
+        ("call", "toolu_1", "Bash", {"command": "pytest tests/test_calc.py"}),
+        ("result", "toolu_1", "FAILED tests/test_calc.py::test_add - AssertionError: assert 3 == 4",
+         True),
+        ("call", "toolu_2", "Bash", {"command": "sed -i 's/a + b + 1/a + b/' src/calc.py"}),
+        ("result", "toolu_2", "", False),
+        ("call", "toolu_3", "Bash", {"command": "pytest tests/test_calc.py"}),
+        ("result", "toolu_3", "1 passed", False),
+    ])  # fmt: skip
+    assert [m.kind for m in _found(session)] == []
+
+
+def test_a_program_another_one_misses_is_not_the_one_missing(tmp_path: Path) -> None:
+    """Found by review: `npm test` printing `jest: not found` is jest missing, not npm
+    (corpus-f: `npm test` → `sh: 1: vitest: not found`, node_modules never installed)."""
+    session = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "npm test"}),
+        ("result", "toolu_1", "> jest\nsh: 1: jest: not found", True),
+        ("assistant", "The npm test script calls jest, which is not installed; I'll use npx."),
+    ])  # fmt: skip
+    (blocked,) = [m for m in _found(session) if m.kind == "blocked"]  # the agent named jest
+    assert (blocked.operation, blocked.error) == ("jest", "jest: not installed here")
+
+
+def test_a_command_with_an_empty_program_is_no_operation(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Check the version."),
+        ("call", "toolu_1", "Bash", {"command": '"" --version'}),
+        ("result", "toolu_1", "bash: : command not found", True),
+        ("call", "toolu_2", "Bash", {"command": '"" --version'}),
+        ("result", "toolu_2", "1.0", False),
+    ])  # fmt: skip
+    assert _found(session) == []
+
+
 def test_a_rerun_that_gets_past_its_error_after_a_file_repair_is_an_error_fix(
     tmp_path: Path,
 ) -> None:
@@ -825,7 +892,7 @@ def test_a_rerun_that_gets_past_its_error_after_a_file_repair_is_an_error_fix(
         ("shell", "c5", script), ("output", "c5", '{"FEATURE_DIR": "specs/001-plan"}', 0),
     ], cwd)  # fmt: skip
     (moment,) = [m for m in _found(session) if m.kind == "error-fix"]
-    assert moment.lines == [3, 5, 7] and moment.changes[0].startswith("after `python3 -")
+    assert moment.lines == [3, 5, 7] and moment.changes == ["after `python3 - <<'PY' …`"]
 
 
 def test_the_agents_own_patch_tool_failing_then_applying_is_no_moment(tmp_path: Path) -> None:

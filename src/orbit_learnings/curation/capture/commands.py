@@ -165,8 +165,8 @@ def operation(command: str) -> str | None:
             )
         ):
             return operation(program[2])
-        if not program or program[0] in _SETUP:
-            continue
+        if not program or not program[0].strip() or program[0] in _SETUP:
+            continue  # `"" --version`: no program, nothing to key on
         key = _key(program)
         if key is not None:  # `git status && npm test` runs `npm test`
             return key

@@ -17,13 +17,20 @@ from collections.abc import Sequence
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
-from orbit_learnings.curation.capture.moments.base import AGENT_TOOLS, CJK, STANDING
+from orbit_learnings.curation.capture.moments.base import (
+    AGENT_TOOLS,
+    CJK,
+    STANDING,
+    STANDING_STOP_OR_MUST_NOT,
+)
 from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE, missing_named
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
-# The word lists, each for its own question: `moments.base.STANDING`, a word that makes a
-# sentence a standing rule (the gate's main test); `wording.RULE_WORD`, a rule word the
+# The word lists, each for its own question: `_ALWAYS`, `_FORBIDS` and `_PREFER` below, the
+# firm standing shapes a draft needs; `moments.base.STANDING`, any word that can make a
+# sentence a standing rule (enough to outweigh shapes that only usually mean no rule, not
+# enough for a draft); `wording.RULE_WORD`, a rule word the
 # sentence chooser weights ("must", "should" too: a task uses them as often); the moment
 # scorer's `STRONG_CUES` / `WEAK_CUES` (how likely a message holds a rule); and here the
 # milder marks the gate takes when the person stopped the agent ("only", "rather than").
@@ -53,9 +60,7 @@ _DEICTIC = re.compile(
     r"shared|linked|pasted|attached)\b|\b(the above|as (mentioned |shown |said )?above|"
     r"(mentioned|shown|listed|given) (above|below))\b|我(提供|给出|发|贴|上传)的|上面的|"
     r"(该|那个)(文件夹|目录|文件|路径)|"
-    r"上述|前面的|以上的|上記|先ほどの|按你的建议|你(说|建议)的|\bas you (said|suggested)\b|"
-    r"\bthen\W*$|"
-    r"\b(the )?wrong file\b",
+    r"上述|前面的|以上的|上記|先ほどの|按你的建议|你(说|建议)的|\bas you (said|suggested)\b",
     re.I,
 )
 
@@ -75,7 +80,7 @@ AGENT_SIDE = {
 _SPEAKER = re.compile(
     r"^(I|I'm|I've|I'd|I'll|I was|I am|(?i:it|this|that) (makes|seems|looks|feels))\b"
     r"(?! (always|never|prefer|want you to|would prefer|'d prefer))(?!'d (prefer|rather))|"
-    r"^(我们?想|我希望|希望)|^(?i:sorry|oops|my bad)\b"
+    r"^(我们?想|我希望|希望)"
 )
 # Bound to this task: "don't change any other files", "we don't need X anymore".
 _THIS_TASK = re.compile(
@@ -109,9 +114,6 @@ _TASK_VERB_ELSEWHERE = re.compile(
 )
 
 
-_TASK_VERB_ANY = re.compile(f"{_TASK_VERB.pattern}|{_TASK_VERB_ELSEWHERE.pattern}", re.I)
-
-
 # The person stopped the agent: refused its call or interrupted it. Behaviour enough to
 # take "use X" for a rule; any other message needs a word that makes it standing. (A class
 # word or a "should" alone was enough until reviewers of two more rounds rejected all five
@@ -122,26 +124,28 @@ STOPPED = {"rejection", "interruption"}
 def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str | None:
     """The person's words as a rule, or why not. Not a pointer at what only the conversation
     shows, the speaker's state, a requirement of what is being built, a bug report or this
-    task's request. Then a standing shape: a standing word (`never`, `always`, `don't`,
-    `instead`, `以后`, …), "X, not Y", or a class with a rule word ("each X must …"), read
-    without code spans and flags; when the person `stopped` the agent, "use X". A negation
-    the sentence's opening task verb owns ("提交到GitHub（…不要…）") is this task's."""
+    task's request. Then a firm standing shape, read without code spans and flags: a word
+    that makes it standing wherever it stands (`never`, `always`, `以后`, …), a clause that
+    opens by forbidding ("Don't …", "…, dont talk about it"), "X, not Y", "use X instead of
+    Y", "prefer X over Y", or a class with a rule word ("each X must …"); when the person
+    `stopped` the agent, "use X". A rule word inside a clause of the task's request
+    ("assume I do not, just use …", "… 대신 …") leaves it a moment."""
     reason = _not_a_rule(summary) or _not_the_persons(said)
     if reason:
         return reason
     words = _prose(summary)  # `--approve-all` and `--pipeline all` name no class of things
-    sentence = _prose(_sentence_of(summary, said))  # "stop running the suite; use `make x`"
+    sentence = _sentence_of(words, _prose(said))  # "stop running the suite; use `make x`"
+    both = f"{words}\n{sentence}"
     firm = bool(
-        _ALWAYS.search(f"{words}\n{sentence}")
-        or _FORBIDS.search(f"{words}\n{sentence}")
+        _ALWAYS.search(both)
+        or _FORBIDS.search(both)
         or _CONTRAST.search(words)
         or (_USE.match(words) and _INSTEAD.search(words))  # "Use pnpm instead of npm"
+        or _PREFER.search(words)  # "Prefer pnpm over npm in this repo"
         or (GENERAL_CLASS.search(words) and RULE_WORD.search(words))  # "cada X debe …"
     )
-    if firm and _opens_with_task(words) and not _ALWAYS.search(words):
-        return "a request for this task, not a standing rule"  # "Commit it (don't …)"
     if firm or (stopped and (_USE.match(words) or _ALSO_RULE.search(words))):
-        return None
+        return _conversation_reason(words)
     if STANDING.search(f"{words}\n{sentence}") or RULE_WORD.search(words):
         return "its rule word serves one-off requests as often (instead, must, 대신): a moment"
     if _TASK_VERB.match(summary):
@@ -149,8 +153,8 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
     return "no word makes it standing (never, always, don't, instead, from now on, 以后, …)"
 
 
-# Words that make a rule standing whatever the sentence opens with: a task's own negation
-# ("commit it, don't push", "提交…（不要…）") is this task's; "Create them never by hand" not.
+# The firm standing shapes (`person_reason`): `_ALWAYS`, a word that makes a sentence a rule
+# wherever it stands; `_FORBIDS`, a clause that opens by forbidding; `_PREFER`.
 _ALWAYS = re.compile(
     r"\b(never|always|from now on|going forward|in future|every time|whenever|by default|"
     r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда)\b|"
@@ -163,35 +167,42 @@ _ALWAYS = re.compile(
 # not, just use …", "… 대신 …", "preview it with separators instead of …").
 _FORBIDS = re.compile(
     r"(^|[,;:]\s*)(please |pls |pleas |we )?(don'?t|dont|do not|never|avoid|no more)\b|"
-    r"\bstop (using|running|doing|adding|calling|writing|asking)\b|"
-    r"(^|[，,；;]\s*)(请|請)?(不要|别|別|勿|禁止|不许|不準)|"
-    r"\b(must|should) ?(not|never)\b|\bmustn'?t\b|\bshouldn'?t\b",
+    r"(^|[，,；;]\s*)(请|請)?(不要|别|別|勿|禁止|不许|不準)|" + STANDING_STOP_OR_MUST_NOT,
     re.I,
 )
+_PREFER = re.compile(r"^(please )?prefer\b|\bprefer\w*\b.+\b(over|to|rather than)\b", re.I)
 _INSTEAD = re.compile(r"\b(instead of|rather than|not)\b|而不是|而非|代わりに|대신", re.I)
 _CODE_SPAN = re.compile(r"`[^`]*`|(?<!\w)--?[\w-]+(=\S+)?")
 
 
-def _opens_with_task(words: str) -> bool:
-    """The sentence opens with this task's verb ("Commit …", "提交…"), not with a negation
-    ("Do not add …")."""
-    return bool(_TASK_VERB_ANY.match(words)) and not STANDING.match(words)
-
-
 def _prose(text: str) -> str:
-    """The words without code spans and flags: the gate reads what the person said, not
-    the names of the things they said it about."""
-    return _CODE_SPAN.sub(" ", text)
+    """The words without code spans and flags, typographic apostrophes made plain ("Don’t"):
+    the gate reads what the person said, not the names of the things they said it about."""
+    return _CODE_SPAN.sub(" ", text.replace("\u2019", "'"))
 
 
 # A message the person pasted rather than wrote: markup (an HTML fragment, a prompt
-# template's `<steps CRITICAL="TRUE">`) is an example or a harness's text, not their rule.
-_MARKUP = re.compile(r"<[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")+\s*/?>|<(div|span|p|steps|step)>")
+# template's `<steps CRITICAL="TRUE">` … `</steps>`) is an example or a harness's text. One tag
+# named in a sentence ("never wrap labels in a <p> tag") is not; a tag in code format is code.
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")*\s*/?>")
+PASTED_TAGS = 2
 
 
 def _not_the_persons(said: str) -> str | None:
-    if _MARKUP.search(said):
+    if len(_TAG.findall(_prose(said))) >= PASTED_TAGS:
         return "pasted markup or a prompt template, not the person's rule"
+    return None
+
+
+# Words that answer the conversation rather than state a rule ("use terminal instead of
+# powershell then", "it was the wrong file"): checked after the firm shapes, so "Never edit
+# the wrong file again" and "…, push a branch then" with a standing word stay rules.
+_ANSWERING = re.compile(r"\bthen\W*$|\b(the )?wrong file\b", re.I)
+
+
+def _conversation_reason(words: str) -> str | None:
+    if _ANSWERING.search(words) and not _ALWAYS.search(words):
+        return "it points at something only the conversation shows"
     return None
 
 
@@ -319,7 +330,9 @@ def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | N
 
 
 # A module the interpreter cannot import: another interpreter (the project's venv) is the fix.
-_MODULE_MISSING = re.compile(r"No module named|ModuleNotFoundError|Cannot find (module|package)")
+_MODULE_MISSING = re.compile(
+    r"No module named|ModuleNotFoundError|cannot find (module|package)", re.I
+)
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.

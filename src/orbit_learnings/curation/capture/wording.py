@@ -394,8 +394,8 @@ def rerun_rule(moment: Moment) -> str:
         old, new = programs
         if new in ("sudo", "doas"):  # a wrapper in front: the same program, with rights
             return f"`{moment.operation or old}` needs `{new}` here"
-        instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
-        if _NOT_FOUND.search(moment.error) and old in moment.error:
+        instead = _instead(moment, old, new)
+        if _missing_program(moment):
             return f"`{old}` is not found here: run `{instead}`"
         if instead != new:  # `pytest` killed, `python3 -m pytest` passed: the module form
             return f"Run `{instead}`, not `{old}`"
@@ -419,13 +419,25 @@ def rerun_rule(moment: Moment) -> str:
 
 
 def rerun_reason(moment: Moment) -> str:
-    """The rule as a sentence for the draft's body when the summary is terse ("`python` is
-    not found here: run `python3`"): blind reviewers asked for it over a bare failure log."""
+    """The rule as a sentence for the draft's body when the summary is "`python` is not
+    found here: run `python3`": blind reviewers asked for it over a bare failure log."""
     programs = changed_programs(moment)
-    if not programs or any(c.startswith(INSIDE) for c in moment.changes):
+    if not programs or not _missing_program(moment) or programs[1] in ("sudo", "doas"):
         return ""
     old, new = programs
-    instead = f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
-    if new in ("sudo", "doas") or not (_NOT_FOUND.search(moment.error) and old in moment.error):
-        return ""
+    instead = _instead(moment, old, new)
     return f"There is no `{old}` on the PATH where the agent runs: call `{instead}` instead."
+
+
+def _instead(moment: Moment, old: str, new: str) -> str:
+    """What to run instead: `python3 -m pytest` when the fix ran the module form."""
+    return f"{new} -m {old}" if f"-m {old}" in moment.fixed else new
+
+
+def _missing_program(moment: Moment) -> bool:
+    """The rerun ran another program because the first is not installed here (its failure
+    says so), outside a container."""
+    programs = changed_programs(moment)
+    if not programs or any(c.startswith(INSIDE) for c in moment.changes):
+        return False
+    return bool(_NOT_FOUND.search(moment.error)) and programs[0] in moment.error

@@ -54,6 +54,11 @@ WEAK_CUES = re.compile(
 # Words that make a sentence a standing rule rather than this task's requirement: "never",
 # "always", "don't", "from now on", "禁止", "必ず"; "must" and "should" only negated (a task's
 # "the page should show X" is its requirement, "you must not commit .env" a rule).
+# "stop using …", "must not …": forbidding words the gate's firm shapes share (one definition).
+STANDING_STOP_OR_MUST_NOT = (
+    r"\bstop (using|running|doing|adding|calling|writing|asking)\b|"
+    r"\b(must|should) ?(not|never)\b|\bmustn'?t\b|\bshouldn'?t\b"
+)
 STANDING = re.compile(
     r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
     r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|rather than|prefer|"

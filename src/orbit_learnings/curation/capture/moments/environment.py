@@ -186,7 +186,8 @@ def machine_refusals(turns: list[Turn]) -> list[Moment]:
 # A program that is not installed, as shells, Windows and Codex's own runner say it.
 _MISSING_PROGRAM = re.compile(
     r"command not found|is not recognized as (an internal or external command|the name of a)|"
-    r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b",
+    r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b|"
+    r"^sh: \d+: [\w.+-]+: not found",  # dash's way
     re.M,
 )
 MISSING_TWICE = 2  # one miss the agent walks around; a program it keeps reaching for is missing
@@ -206,7 +207,9 @@ def missing_programs(turns: list[Turn]) -> list[Moment]:
         if not program or result is None:
             continue
         if _MISSING_PROGRAM.search(result.text[:2000]):
-            misses.setdefault(program, []).append(call)
+            # `npm test` printing `sh: 1: vitest: not found` is vitest missing, not npm
+            named = _named_missing(result)
+            misses.setdefault(named[0] if named else program, []).append(call)
         else:
             ran.add(program)
     moments = []
@@ -221,6 +224,18 @@ def missing_programs(turns: list[Turn]) -> list[Moment]:
             moment.error = f"{program}: not installed here"
             moments.append(moment)
     return moments
+
+
+# How shells name the program they could not find: `bash: rg: command not found`,
+# `zsh: command not found: rg`, `sh: 1: jest: not found`.
+_NAMED_MISSING = re.compile(
+    r"command not found: ([\w.+-]+)|([\w.+-]+): (?:command )?not found\b(?!:)"
+)
+
+
+def _named_missing(result: Turn) -> list[str]:
+    """The programs the output names as missing, in order."""
+    return [a or b for a, b in _NAMED_MISSING.findall(result.text[:2000])]
 
 
 def _remarked(turns: list[Turn], call: Turn, program: str) -> bool:

@@ -71,8 +71,8 @@ def _got_past(
     before, after = results[first.tool_id], results[later.tool_id]
     error, then = first_error_line(before.text), first_error_line(after.text)
     repairs = [c for c in between if _repairs_files(c, results)]
-    if run_shape(first) != run_shape(later) or is_agent_tool(first):
-        repairs = []  # a repair counts for the same command rerun, never for the agent's patch
+    if run_shape(first) != run_shape(later):
+        repairs = []  # a repair counts for the same command rerun
     if not error or error == then:
         return None
     if not repairs and not how_changed(run_shape(first), run_shape(later)):
@@ -87,8 +87,7 @@ def _got_past(
     moment.changes = what_changed(run_shape(first), run_shape(later))
     if repairs:
         moment.lines.insert(1, repairs[-1].line)
-        step = commands.first_segment(str(repairs[-1].tool_input.get("command", "")))
-        moment.changes = [f"{AFTER}`{step[:80]}`"]
+        moment.changes = [f"{AFTER}`{_step(repairs[-1])}`"]
     return moment
 
 
@@ -211,36 +210,52 @@ def is_agent_tool(call: Turn) -> bool:
     return (operation_of(call) or " ").split()[0].lower() in AGENT_TOOLS
 
 
-def _is_setup(call: Turn, results: dict[str, Turn]) -> bool:
-    """A command of `ENVIRONMENT_SETUP`, or one that repaired files, that did not itself fail."""
+def _is_setup(call: Turn, results: dict[str, Turn], *, repairs: bool = True) -> bool:
+    """A command of `ENVIRONMENT_SETUP`, or (with `repairs`) one that repaired files, that
+    did not itself fail."""
     if call.tool != "Bash" or failed(results.get(call.tool_id)):
         return False
     command = str(call.tool_input.get("command", ""))
-    return _repairs_files(call, results) or any(
+    return (repairs and _repairs_files(call, results)) or any(
         ENVIRONMENT_SETUP.match(" ".join(commands.program_words(w)))
         for w in commands.segments(command)
     )
 
 
-# Commands that repair files rather than write code: line endings, a mode bit, a missing
-# folder, an in-place substitution, a script that rewrites files' bytes. An agent edits code
-# with its edit tools; reaching for these between a failure and a rerun is the environment.
-_REPAIR = re.compile(r"^(chmod|dos2unix|unix2dos|mkdir|sed -i|perl -pi|git update-index --chmod)\b")
-_REWRITES_BYTES = re.compile(r"write_(bytes|text)\(|replace\(b?['\"]\\r")
+# Commands that repair files rather than write code: a mode bit, a missing folder, line
+# endings (`dos2unix`, `sed -i 's/\r$//'`, a here-document script that drops `\r`). An agent
+# edits code with its edit tools, or with `sed -i` and scripts too: only a repair of these
+# kinds, between a failure and a rerun, is the environment.
+_REPAIR = re.compile(r"^(chmod|dos2unix|unix2dos|mkdir|git update-index --chmod)\b")
+_LINE_ENDINGS = re.compile(r"\\r")
 
 
 def _repairs_files(call: Turn, results: dict[str, Turn]) -> bool:
     if call.tool != "Bash" or failed(results.get(call.tool_id)):
         return False
     command = str(call.tool_input.get("command", ""))
-    if "<<" in command and _REWRITES_BYTES.search(command):
-        return True  # `python3 - <<'PY' … path.write_bytes(text.replace(b"\r\n", b"\n"))`
+    rewrites = "<<" in command or re.search(r"\b(sed -i|perl -pi)", command)
+    if rewrites and _LINE_ENDINGS.search(command):
+        return True  # `python3 - <<'PY' … text.replace(b"\r\n", b"\n")`, `sed -i 's/\r$//'`
     return any(
         _REPAIR.match(" ".join(commands.program_words(w))) for w in commands.segments(command)
     )
 
 
+def _step(call: Turn) -> str:
+    """A command as a rule names it: its first line (a here-document's body is data)."""
+    command = str(call.tool_input.get("command", "")).strip()
+    head, _, rest = command.partition("\n")
+    return f"{head[:80]} …" if rest else commands.first_segment(command)[:80]
+
+
 PERSON_FIXED = 0.55  # like a setup step: what the person did is read off the failure
+# A failure that asks for a person: a license to accept, a login, credentials, a password.
+_PERSON_ACTION = re.compile(
+    r"\blicen[cs]e\b|\bnot logged in(to)?\b|\b(log|sign) ?in\b|\bauth(enticate|entication)? "
+    r"(login|required|failed)|\bcredentials?\b|\bpassword\b|\bplease (run|resolve|accept)\b",
+    re.I,
+)
 
 
 def _person_fixed(
@@ -252,11 +267,13 @@ def _person_fixed(
     between: list[Turn],
     turns: list[Turn],
 ) -> Moment | None:
-    """The rerun passed unchanged after the person spoke, with no edit between: they fixed
-    it where the agent cannot (accepted a license, logged in, started a service), and the
-    failure says what it was."""
+    """The rerun passed unchanged after the person spoke, with no edit between, and the
+    failure asked for what only a person can do (accept a license, log in, authenticate):
+    they did it where the agent cannot. A flaky failure the person waved on ("ok") is not."""
     if any(edit_lines(t) for t in between) or run_shape(last_failure) != run_shape(success):
         return None  # code work, or another command: the person told the agent what to run
+    if not _PERSON_ACTION.search(result.text[:3000]):
+        return None
     spoke = [
         t for t in turns
         if t.kind == USER and t.text.strip() and last_failure.line < t.line < success.line
@@ -283,16 +300,16 @@ def _set_up_first(
 ) -> Moment | None:
     """The rerun passed unchanged after a command that set the environment up (`pip install
     'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
-    setups = [c for c in between if _is_setup(c, results)]
+    testing = bool(_TEST_FAILURE.search(result.text[:4000]))  # a repair then is code work
+    setups = [c for c in between if _is_setup(c, results, repairs=not testing)]
     if not setups:
         return None  # a retry, or ordinary code work making a test pass
-    setup = str(setups[-1].tool_input.get("command", "")).strip()
     moment = Moment("error-fix", [first.line, setups[-1].line, success.line], SET_UP)
     moment.operation = key
     moment.failed = str(last_failure.tool_input.get("command", "")).strip()
     moment.fixed = str(success.tool_input.get("command", "")).strip()
     moment.error = first_error_line(result.text)
-    moment.changes = [f"{AFTER}`{commands.first_segment(setup)[:80]}`"]
+    moment.changes = [f"{AFTER}`{_step(setups[-1])}`"]
     return moment
 
 
