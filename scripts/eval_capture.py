@@ -53,6 +53,8 @@ SET_NAMES = (
     "corpus-f",
     "corpus-g",
     "corpus-h",
+    "corpus-i",
+    "corpus-j",
     "heldout",
 )
 

@@ -131,6 +131,10 @@ def _said(kind: str, said: str) -> Moment:
         ("follow-up", "2️⃣ 점수 대신 상태 중심 문구로 바꾸기", "a moment"),
         ("follow-up", "互換性は不要", "a moment"),
         ("follow-up", "Use terminal instead of powershell then", "only the conversation"),
+        # Rejected by both blind reviewers of the ninth round (corpus-i and -j as they came):
+        # a clause with 不 that is no negated rule ("I may not notice", "those that cannot").
+        ("follow-up", "但是低等级客户，我可能发现不了", "no word makes it"),
+        ("stated", "乘客说我要退款 → AI 判断情境,能自动退的自动处理,不能的转人工", "a moment"),
         ("follow-up", "Put `restart: always` on the db service", "no word makes it"),  # code
         ("interruption", "而且要做到每一步必须完成有明确输出后才可以进行下一步", "a moment"),
         ("redo", "2、需要添加所有平台的测试用例，包括安卓与HarmonyOS,同时需要注意，iOS需要支持OC",

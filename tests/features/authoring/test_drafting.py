@@ -331,3 +331,26 @@ def test_a_probe_after_a_failure_is_never_the_fix(tmp_path: Path) -> None:
 
     probe = Moment("error-fix", [1, 2], 0.7, failed="omx explore", fixed="which omx; omx --help")
     assert wording.changed_programs(probe) is None  # a probe names no program to use
+
+
+def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
+    tmp_path: Path,
+) -> None:
+    """corpus-j (dealerflow): `npm run build` failed on a missing page module; `timeout 15
+    npm run dev || true` ran next. Not "use `timeout`, not `npm`": `timeout` wraps npm, and
+    `|| true` passes whatever happens."""
+    drafts = _drafts(
+        tmp_path,
+        _said("Fix the build."),
+        claude.call("t1", "Bash", command="npm run build 2>&1 | tail -50"),
+        claude.result(
+            "t1", "PageNotFoundError: Cannot find module for page: /app/forms", error=True
+        ),
+        claude.call("t2", "Bash", command="timeout 15 npm run dev 2>&1 || true"),
+        claude.result("t2", "ready - started server on 0.0.0.0:3000"),
+    )
+    assert drafts == []
+    from orbit_learnings.curation.capture import wording
+
+    wrapped = Moment("error-fix", [1, 2], 0.7, failed="npm run build", fixed="timeout 15 npm test")
+    assert wording.changed_programs(wrapped) is None  # still npm

@@ -33,12 +33,13 @@ from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 # enough for a draft); `wording.RULE_WORD`, a rule word the
 # sentence chooser weights ("must", "should" too: a task uses them as often); the moment
 # scorer's `STRONG_CUES` / `WEAK_CUES` (how likely a message holds a rule); and here the
-# milder marks the gate takes when the person stopped the agent ("only", "rather than").
-_ALSO_RULE = re.compile(r"\b(rather than|only|anstatt|en vez)\b|總是", re.I)
+# milder marks the gate takes when the person stopped the agent ("rather than"; "only" went:
+# "CRLF warning only, no content diff" is a refusal's reason, not a rule).
+_ALSO_RULE = re.compile(r"\b(rather than|anstatt|en vez)\b|總是", re.I)
 # "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
 _CONTRAST = re.compile(
     r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b"
-    r"|[，,;；][^，,;；]{0,24}[不别勿]",
+    r"|[，,;；][^，,;；]{0,24}(不要|不用|不管|不许|不准|不必|别|勿)",
     re.I,
 )
 # "Use X" is a rule's imperative (the tool, the library, the form to use), in its languages.
@@ -296,6 +297,8 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
         return "the agent's own tool syntax, not the project's"
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
+    if _CANNOT_FAIL.search(moment.fixed):
+        return "the rerun cannot fail (`|| true`): its passing proves nothing"
     failure = failure_text(moment, turns)
     if any(c.startswith(AFTER) for c in moment.changes):
         return "a setup step: whether it is the fix is the reviewer's call"
@@ -333,6 +336,9 @@ def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | N
 _MODULE_MISSING = re.compile(
     r"No module named|ModuleNotFoundError|cannot find (module|package)", re.I
 )
+
+
+_CANNOT_FAIL = re.compile(r"\|\|\s*(true|:)\s*($|[;)&|])")
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.
