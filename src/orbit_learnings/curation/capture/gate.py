@@ -18,12 +18,14 @@ from collections.abc import Sequence
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment
 from orbit_learnings.curation.capture.moments.base import (
+    AFTER,
     AGENT_TOOLS,
     CJK,
+    INSIDE,
     STANDING,
     STANDING_STOP_OR_MUST_NOT,
 )
-from orbit_learnings.curation.capture.moments.operations import AFTER, INSIDE, missing_named
+from orbit_learnings.curation.capture.moments.operations import missing_named
 from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
 from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 

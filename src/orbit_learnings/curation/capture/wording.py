@@ -17,8 +17,7 @@ import re
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments import Moment, rule_cue
-from orbit_learnings.curation.capture.moments.base import SENTENCE_BREAK
-from orbit_learnings.curation.capture.moments.operations import INSIDE
+from orbit_learnings.curation.capture.moments.base import INSIDE, SENTENCE_BREAK
 
 MAX_SUMMARY = 90  # cut at a clause beyond this ...
 MAX_WHOLE = 120  # ... but a rule without one is kept whole up to this, rather than cut

@@ -31,6 +31,7 @@ from orbit_learnings.curation.capture.moments.base import (
     FILE_TOOLS,
     Moment,
     changed_files,
+    first_error_line,
     rule_cue,
 )
 from orbit_learnings.curation.capture.moments.environment import (
@@ -42,7 +43,6 @@ from orbit_learnings.curation.capture.moments.environment import (
 from orbit_learnings.curation.capture.moments.findings import findings
 from orbit_learnings.curation.capture.moments.operations import (
     error_fix_moments,
-    first_error_line,
     replaced_moments,
     what_changed,
 )

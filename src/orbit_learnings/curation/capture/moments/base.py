@@ -144,3 +144,26 @@ def edit_lines(turn: Turn) -> list[tuple[str, str, str]]:
     old = str(turn.tool_input.get("old_string", ""))
     new = str(turn.tool_input.get("new_string", turn.tool_input.get("content", "")))
     return [(path, old, new) for path in changed_files(turn)] if turn.tool in EDIT_TOOLS else []
+
+
+# How `Moment.changes` names where a rerun ran and what set it up: read by the gate and the
+# wording, so each prefix is defined once.
+INSIDE = "inside "
+AFTER = "after "
+# A test that failed for real: its output, not the environment's.
+TEST_FAILURE = re.compile(
+    r"AssertionError|assert |\b[Ee]xpected\b|✕|\b\d+ failed\b|FAILED|Tests?:.*failed|"
+    r"\bFAIL\b|failures?:|not ok \d"
+)
+
+
+_TELLING = re.compile(
+    r"(error|Error|ERROR|failed|FAILED|not found|No such file|denied|Traceback|exception|"
+    r"Exception|cannot|Cannot|fatal|invalid|Invalid|refused|missing|Missing)"
+)
+
+
+def first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
+    return chosen[:200]

@@ -10,8 +10,23 @@ from __future__ import annotations
 import re
 
 from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments.base import AGENT_TOOLS, Moment, edit_lines, failed
-from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, USER, Turn
+from orbit_learnings.curation.capture.moments.base import (
+    AFTER,
+    AGENT_TOOLS,
+    INSIDE,
+    TEST_FAILURE,
+    Moment,
+    edit_lines,
+    failed,
+    first_error_line,
+)
+from orbit_learnings.curation.capture.moments.between import (
+    person_fixed,
+    repairs_files,
+    set_up_first,
+    step_of,
+)
+from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, Turn
 
 WINDOW = 12  # tool calls looked ahead for the retry of a failed operation
 # A configuration file by its shape, not a list of tools: `*.config.js` (eslint, vite,
@@ -55,10 +70,6 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
     return moments
 
 
-# How `Moment.changes` names where a rerun ran and what set it up: read by the gate and the
-# wording, so each prefix is defined once.
-INSIDE = "inside "
-AFTER = "after "
 GOT_PAST = 0.45  # no pass seen: the change may have fixed the first failure, or not
 
 
@@ -70,14 +81,14 @@ def _got_past(
     got past the first failure, which is what the next person meets."""
     before, after = results[first.tool_id], results[later.tool_id]
     error, then = first_error_line(before.text), first_error_line(after.text)
-    repairs = [c for c in between if _repairs_files(c, results)]
+    repairs = [c for c in between if repairs_files(c, results)]
     if run_shape(first) != run_shape(later):
         repairs = []  # a repair counts for the same command rerun
     if not error or error == then:
         return None
     if not repairs and not how_changed(run_shape(first), run_shape(later)):
         return None
-    if _TEST_FAILURE.search(before.text[:4000]):
+    if TEST_FAILURE.search(before.text[:4000]):
         return None  # tests failing for real
     moment = Moment("error-fix", [first.line, later.line], GOT_PAST)
     moment.operation = operation_of(first) or ""
@@ -87,7 +98,7 @@ def _got_past(
     moment.changes = what_changed(run_shape(first), run_shape(later))
     if repairs:
         moment.lines.insert(1, repairs[-1].line)
-        moment.changes = [f"{AFTER}`{_step(repairs[-1])}`"]
+        moment.changes = [f"{AFTER}`{step_of(repairs[-1])}`"]
     return moment
 
 
@@ -147,6 +158,11 @@ def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
 REPLACED = 0.6  # below a rerun that succeeded outright
 
 
+def is_agent_tool(call: Turn) -> bool:
+    """A call of the agent's own tool through the shell (Codex's `apply_patch`)."""
+    return (operation_of(call) or " ").split()[0].lower() in AGENT_TOOLS
+
+
 def operation_of(call: Turn) -> str | None:
     if call.tool != "Bash":
         return None
@@ -173,10 +189,11 @@ def _error_fix(
     command_changed = how_changed(run_shape(last_failure), run_shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
-        return _set_up_first(key, first, result, last_failure, success, between, results) or (
-            _person_fixed(key, first, result, last_failure, success, between, turns)
+        same = run_shape(last_failure) == run_shape(success)
+        return set_up_first(key, first, result, last_failure, success, between, results) or (
+            person_fixed(key, first, result, last_failure, success, between, turns, same=same)
         )
-    if command_changed and not config and _TEST_FAILURE.search(result.text[:4000]):
+    if command_changed and not config and TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
     moment.operation, moment.failed, moment.fixed = key, failed_command, fixed
@@ -187,139 +204,6 @@ def _error_fix(
     )
     moment.files = [e[0] for e in config]
     return moment
-
-
-# Commands that change the environment rather than the code: installing or pinning a
-# package, starting a service, generating code, migrating a database.
-# Commands that change the environment rather than the code: installing or pinning a
-# package, starting a service, generating code, migrating a database, marking a folder safe.
-# Matched on the command's own words (`commands.program_words`), not its operation's key.
-ENVIRONMENT_SETUP = re.compile(
-    r"^((pip3?|conda|mamba|brew|apt|apt-get|gem|pipx|python3? -m pip) install|"
-    r"uv (add|sync|pip install)|(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|"
-    r"cargo add|go (get|mod (tidy|download))|bundle install|composer (install|require)|"
-    r"(docker compose|docker-compose) (up|start)|docker start|brew services start|"
-    r"systemctl (start|restart)|service \S+ (start|restart)|git config( --global)? --add|"
-    r"git config( --global)? (user|safe|core)\.|prisma (generate|migrate)|alembic upgrade|"
-    r"rails db:\w+)\b"
-)
-
-
-def is_agent_tool(call: Turn) -> bool:
-    """A call of the agent's own tool through the shell (Codex's `apply_patch`)."""
-    return (operation_of(call) or " ").split()[0].lower() in AGENT_TOOLS
-
-
-def _is_setup(call: Turn, results: dict[str, Turn], *, repairs: bool = True) -> bool:
-    """A command of `ENVIRONMENT_SETUP`, or (with `repairs`) one that repaired files, that
-    did not itself fail."""
-    if call.tool != "Bash" or failed(results.get(call.tool_id)):
-        return False
-    command = str(call.tool_input.get("command", ""))
-    return (repairs and _repairs_files(call, results)) or any(
-        ENVIRONMENT_SETUP.match(" ".join(commands.program_words(w)))
-        for w in commands.segments(command)
-    )
-
-
-# Commands that repair files rather than write code: a mode bit, a missing folder, line
-# endings (`dos2unix`, `sed -i 's/\r$//'`, a here-document script that drops `\r`). An agent
-# edits code with its edit tools, or with `sed -i` and scripts too: only a repair of these
-# kinds, between a failure and a rerun, is the environment.
-_REPAIR = re.compile(r"^(chmod|dos2unix|unix2dos|mkdir|git update-index --chmod)\b")
-_LINE_ENDINGS = re.compile(r"\\r")
-
-
-def _repairs_files(call: Turn, results: dict[str, Turn]) -> bool:
-    if call.tool != "Bash" or failed(results.get(call.tool_id)):
-        return False
-    command = str(call.tool_input.get("command", ""))
-    rewrites = "<<" in command or re.search(r"\b(sed -i|perl -pi)", command)
-    if rewrites and _LINE_ENDINGS.search(command):
-        return True  # `python3 - <<'PY' … text.replace(b"\r\n", b"\n")`, `sed -i 's/\r$//'`
-    return any(
-        _REPAIR.match(" ".join(commands.program_words(w))) for w in commands.segments(command)
-    )
-
-
-def _step(call: Turn) -> str:
-    """A command as a rule names it: its first line (a here-document's body is data)."""
-    command = str(call.tool_input.get("command", "")).strip()
-    head, _, rest = command.partition("\n")
-    return f"{head[:80]} …" if rest else commands.first_segment(command)[:80]
-
-
-PERSON_FIXED = 0.55  # like a setup step: what the person did is read off the failure
-# A failure that asks for a person: a license to accept, a login, credentials, a password.
-_PERSON_ACTION = re.compile(
-    r"\blicen[cs]e\b|\bnot logged in(to)?\b|\b(log|sign) ?in\b|\bauth(enticate|entication)? "
-    r"(login|required|failed)|\bcredentials?\b|\bpassword\b|\bplease (run|resolve|accept)\b",
-    re.I,
-)
-
-
-def _person_fixed(
-    key: str,
-    first: Turn,
-    result: Turn,
-    last_failure: Turn,
-    success: Turn,
-    between: list[Turn],
-    turns: list[Turn],
-) -> Moment | None:
-    """The rerun passed unchanged after the person spoke, with no edit between, and the
-    failure asked for what only a person can do (accept a license, log in, authenticate):
-    they did it where the agent cannot. A flaky failure the person waved on ("ok") is not."""
-    if any(edit_lines(t) for t in between) or run_shape(last_failure) != run_shape(success):
-        return None  # code work, or another command: the person told the agent what to run
-    if not _PERSON_ACTION.search(result.text[:3000]):
-        return None
-    spoke = [
-        t for t in turns
-        if t.kind == USER and t.text.strip() and last_failure.line < t.line < success.line
-    ]  # fmt: skip
-    if not spoke:
-        return None
-    moment = Moment("error-fix", [first.line, spoke[-1].line, success.line], PERSON_FIXED)
-    moment.operation, moment.said = key, spoke[-1].text.strip()[:300]
-    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
-    moment.fixed = str(success.tool_input.get("command", "")).strip()
-    moment.error = first_error_line(result.text)
-    moment.changes = [f"{AFTER}the person's step"]
-    return moment
-
-
-def _set_up_first(
-    key: str,
-    first: Turn,
-    result: Turn,
-    last_failure: Turn,
-    success: Turn,
-    between: list[Turn],
-    results: dict[str, Turn],
-) -> Moment | None:
-    """The rerun passed unchanged after a command that set the environment up (`pip install
-    'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
-    testing = bool(_TEST_FAILURE.search(result.text[:4000]))  # a repair then is code work
-    setups = [c for c in between if _is_setup(c, results, repairs=not testing)]
-    if not setups:
-        return None  # a retry, or ordinary code work making a test pass
-    moment = Moment("error-fix", [first.line, setups[-1].line, success.line], SET_UP)
-    moment.operation = key
-    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
-    moment.fixed = str(success.tool_input.get("command", "")).strip()
-    moment.error = first_error_line(result.text)
-    moment.changes = [f"{AFTER}`{_step(setups[-1])}`"]
-    return moment
-
-
-SET_UP = 0.55  # below a rerun whose command changed: the setup may be ordinary work
-
-
-_TEST_FAILURE = re.compile(
-    r"AssertionError|assert |\b[Ee]xpected\b|✕|\b\d+ failed\b|FAILED|Tests?:.*failed|"
-    r"\bFAIL\b|failures?:|not ok \d"
-)
 
 
 def how_changed(failed_words: list[str], fixed: list[str]) -> bool:
@@ -408,15 +292,3 @@ def _counts_as_fix(path: str, cwd: str | None) -> bool:
     if commands.is_scratch(path) or commands.is_documentation(path):
         return False
     return commands.repo_relative(path, cwd) is not None
-
-
-_TELLING = re.compile(
-    r"(error|Error|ERROR|failed|FAILED|not found|No such file|denied|Traceback|exception|"
-    r"Exception|cannot|Cannot|fatal|invalid|Invalid|refused|missing|Missing)"
-)
-
-
-def first_error_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
-    return chosen[:200]

@@ -1,0 +1,144 @@
+"""What came between a failure and the rerun that passed unchanged: a setup step (a
+package installed, a service started), a repair of the files (a mode bit, a folder, line
+endings), or the person doing what the failure asked of them (a license, a login).
+
+Each is a moment for the reviewer, never a draft: whether it was the fix is their call
+(`gate.error_fix_reason`). `operations` finds the failure and the pass; this module says what
+set the environment up in between."""
+
+from __future__ import annotations
+
+import re
+
+from orbit_learnings.curation.capture import commands
+from orbit_learnings.curation.capture.moments.base import (
+    AFTER,
+    TEST_FAILURE,
+    Moment,
+    edit_lines,
+    failed,
+    first_error_line,
+)
+from orbit_learnings.curation.capture.sessions import USER, Turn
+
+# Commands that change the environment rather than the code: installing or pinning a
+# package, starting a service, generating code, migrating a database, marking a folder safe.
+# Matched on the command's own words (`commands.program_words`), not its operation's key.
+ENVIRONMENT_SETUP = re.compile(
+    r"^((pip3?|conda|mamba|brew|apt|apt-get|gem|pipx|python3? -m pip) install|"
+    r"uv (add|sync|pip install)|(npm|pnpm|yarn|bun) (install|i|ci|add)|poetry (add|install)|"
+    r"cargo add|go (get|mod (tidy|download))|bundle install|composer (install|require)|"
+    r"(docker compose|docker-compose) (up|start)|docker start|brew services start|"
+    r"systemctl (start|restart)|service \S+ (start|restart)|git config( --global)? --add|"
+    r"git config( --global)? (user|safe|core)\.|prisma (generate|migrate)|alembic upgrade|"
+    r"rails db:\w+)\b"
+)
+
+
+def is_setup(call: Turn, results: dict[str, Turn], *, repairs: bool = True) -> bool:
+    """A command of `ENVIRONMENT_SETUP`, or (with `repairs`) one that repaired files, that
+    did not itself fail."""
+    if call.tool != "Bash" or failed(results.get(call.tool_id)):
+        return False
+    command = str(call.tool_input.get("command", ""))
+    return (repairs and repairs_files(call, results)) or any(
+        ENVIRONMENT_SETUP.match(" ".join(commands.program_words(w)))
+        for w in commands.segments(command)
+    )
+
+
+# Commands that repair files rather than write code: a mode bit, a missing folder, line
+# endings (`dos2unix`, `sed -i 's/\r$//'`, a here-document script that drops `\r`). An agent
+# edits code with its edit tools, or with `sed -i` and scripts too: only a repair of these
+# kinds, between a failure and a rerun, is the environment.
+_REPAIR = re.compile(r"^(chmod|dos2unix|unix2dos|mkdir|git update-index --chmod)\b")
+_LINE_ENDINGS = re.compile(r"\\r")
+
+
+def repairs_files(call: Turn, results: dict[str, Turn]) -> bool:
+    if call.tool != "Bash" or failed(results.get(call.tool_id)):
+        return False
+    command = str(call.tool_input.get("command", ""))
+    rewrites = "<<" in command or re.search(r"\b(sed -i|perl -pi)", command)
+    if rewrites and _LINE_ENDINGS.search(command):
+        return True  # `python3 - <<'PY' … text.replace(b"\r\n", b"\n")`, `sed -i 's/\r$//'`
+    return any(
+        _REPAIR.match(" ".join(commands.program_words(w))) for w in commands.segments(command)
+    )
+
+
+def step_of(call: Turn) -> str:
+    """A command as a rule names it: its first line (a here-document's body is data)."""
+    command = str(call.tool_input.get("command", "")).strip()
+    head, _, rest = command.partition("\n")
+    return f"{head[:80]} …" if rest else commands.first_segment(command)[:80]
+
+
+PERSON_FIXED = 0.55  # like a setup step: what the person did is read off the failure
+# A failure that asks for a person: a license to accept, a login, credentials, a password.
+_PERSON_ACTION = re.compile(
+    r"\blicen[cs]e\b|\bnot logged in(to)?\b|\b(log|sign) ?in\b|\bauth(enticate|entication)? "
+    r"(login|required|failed)|\bcredentials?\b|\bpassword\b|\bplease (run|resolve|accept)\b",
+    re.I,
+)
+
+
+def person_fixed(
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    turns: list[Turn],
+    *,
+    same: bool,
+) -> Moment | None:
+    """The rerun passed unchanged (`same`: how it ran did not change) after the person
+    spoke, with no edit between, and the failure asked for what only a person can do (accept
+    a license, log in, authenticate): they did it where the agent cannot. A flaky failure the
+    person waved on ("ok") is not."""
+    if any(edit_lines(t) for t in between) or not same:
+        return None  # code work, or another command: the person told the agent what to run
+    if not _PERSON_ACTION.search(result.text[:3000]):
+        return None
+    spoke = [
+        t for t in turns
+        if t.kind == USER and t.text.strip() and last_failure.line < t.line < success.line
+    ]  # fmt: skip
+    if not spoke:
+        return None
+    moment = Moment("error-fix", [first.line, spoke[-1].line, success.line], PERSON_FIXED)
+    moment.operation, moment.said = key, spoke[-1].text.strip()[:300]
+    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
+    moment.fixed = str(success.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = [f"{AFTER}the person's step"]
+    return moment
+
+
+def set_up_first(
+    key: str,
+    first: Turn,
+    result: Turn,
+    last_failure: Turn,
+    success: Turn,
+    between: list[Turn],
+    results: dict[str, Turn],
+) -> Moment | None:
+    """The rerun passed unchanged after a command that set the environment up (`pip install
+    'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
+    testing = bool(TEST_FAILURE.search(result.text[:4000]))  # a repair then is code work
+    setups = [c for c in between if is_setup(c, results, repairs=not testing)]
+    if not setups:
+        return None  # a retry, or ordinary code work making a test pass
+    moment = Moment("error-fix", [first.line, setups[-1].line, success.line], SET_UP)
+    moment.operation = key
+    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
+    moment.fixed = str(success.tool_input.get("command", "")).strip()
+    moment.error = first_error_line(result.text)
+    moment.changes = [f"{AFTER}`{step_of(setups[-1])}`"]
+    return moment
+
+
+SET_UP = 0.55  # below a rerun whose command changed: the setup may be ordinary work
