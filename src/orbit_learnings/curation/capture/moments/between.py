@@ -9,6 +9,7 @@ set the environment up in between."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.moments.base import (
@@ -83,62 +84,55 @@ _PERSON_ACTION = re.compile(
 )
 
 
-def person_fixed(
-    key: str,
-    first: Turn,
-    result: Turn,
-    last_failure: Turn,
-    success: Turn,
-    between: list[Turn],
-    turns: list[Turn],
-    *,
-    same: bool,
-) -> Moment | None:
+@dataclass(frozen=True)
+class Rerun:
+    """One operation that failed (`first`, last at `last_failure`, its output `result`) and
+    then passed unchanged (`success`), with the calls `between` the last failure and the pass."""
+
+    key: str
+    first: Turn
+    result: Turn
+    last_failure: Turn
+    success: Turn
+    between: list[Turn]
+
+    def moment(self, step: Turn, score: float, change: str) -> Moment:
+        """The error-fix moment, `step` the line of what came between."""
+        moment = Moment("error-fix", [self.first.line, step.line, self.success.line], score)
+        moment.operation = self.key
+        moment.failed = str(self.last_failure.tool_input.get("command", "")).strip()
+        moment.fixed = str(self.success.tool_input.get("command", "")).strip()
+        moment.error = first_error_line(self.result.text)
+        moment.changes = [f"{AFTER}{change}"]
+        return moment
+
+
+def person_fixed(rerun: Rerun, turns: list[Turn], *, same: bool) -> Moment | None:
     """The rerun passed unchanged (`same`: how it ran did not change) after the person
     spoke, with no edit between, and the failure asked for what only a person can do (accept
     a license, log in, authenticate): they did it where the agent cannot. A flaky failure the
     person waved on ("ok") is not."""
-    if any(edit_lines(t) for t in between) or not same:
+    if any(edit_lines(t) for t in rerun.between) or not same:
         return None  # code work, or another command: the person told the agent what to run
-    if not _PERSON_ACTION.search(result.text[:3000]):
+    if not _PERSON_ACTION.search(rerun.result.text[:3000]):
         return None
-    spoke = [
-        t for t in turns
-        if t.kind == USER and t.text.strip() and last_failure.line < t.line < success.line
-    ]  # fmt: skip
+    low, high = rerun.last_failure.line, rerun.success.line
+    spoke = [t for t in turns if t.kind == USER and t.text.strip() and low < t.line < high]
     if not spoke:
         return None
-    moment = Moment("error-fix", [first.line, spoke[-1].line, success.line], PERSON_FIXED)
-    moment.operation, moment.said = key, spoke[-1].text.strip()[:300]
-    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
-    moment.fixed = str(success.tool_input.get("command", "")).strip()
-    moment.error = first_error_line(result.text)
-    moment.changes = [f"{AFTER}the person's step"]
+    moment = rerun.moment(spoke[-1], PERSON_FIXED, "the person's step")
+    moment.said = spoke[-1].text.strip()[:300]
     return moment
 
 
-def set_up_first(
-    key: str,
-    first: Turn,
-    result: Turn,
-    last_failure: Turn,
-    success: Turn,
-    between: list[Turn],
-    results: dict[str, Turn],
-) -> Moment | None:
+def set_up_first(rerun: Rerun, results: dict[str, Turn]) -> Moment | None:
     """The rerun passed unchanged after a command that set the environment up (`pip install
     'bcrypt<4.0'`, `docker compose up -d db`): the operation needs it first."""
-    testing = bool(TEST_FAILURE.search(result.text[:4000]))  # a repair then is code work
-    setups = [c for c in between if is_setup(c, results, repairs=not testing)]
+    testing = bool(TEST_FAILURE.search(rerun.result.text[:4000]))  # a repair then is code work
+    setups = [c for c in rerun.between if is_setup(c, results, repairs=not testing)]
     if not setups:
         return None  # a retry, or ordinary code work making a test pass
-    moment = Moment("error-fix", [first.line, setups[-1].line, success.line], SET_UP)
-    moment.operation = key
-    moment.failed = str(last_failure.tool_input.get("command", "")).strip()
-    moment.fixed = str(success.tool_input.get("command", "")).strip()
-    moment.error = first_error_line(result.text)
-    moment.changes = [f"{AFTER}`{step_of(setups[-1])}`"]
-    return moment
+    return rerun.moment(setups[-1], SET_UP, f"`{step_of(setups[-1])}`")
 
 
 SET_UP = 0.55  # below a rerun whose command changed: the setup may be ordinary work

@@ -21,6 +21,7 @@ from orbit_learnings.curation.capture.moments.base import (
     first_error_line,
 )
 from orbit_learnings.curation.capture.moments.between import (
+    Rerun,
     person_fixed,
     repairs_files,
     set_up_first,
@@ -189,10 +190,9 @@ def _error_fix(
     command_changed = how_changed(run_shape(last_failure), run_shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
+        rerun = Rerun(key, first, result, last_failure, success, between)
         same = run_shape(last_failure) == run_shape(success)
-        return set_up_first(key, first, result, last_failure, success, between, results) or (
-            person_fixed(key, first, result, last_failure, success, between, turns, same=same)
-        )
+        return set_up_first(rerun, results) or person_fixed(rerun, turns, same=same)
     if command_changed and not config and TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
