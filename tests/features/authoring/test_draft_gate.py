@@ -22,7 +22,7 @@ import pytest
 
 from orbit_learnings.curation.capture.drafting import draft_for, draft_or_reason
 from orbit_learnings.curation.capture.extract import Extraction, extract_sessions
-from orbit_learnings.curation.capture.gate import long_job_reason
+from orbit_learnings.curation.capture.gate import long_job_reason, person_reason
 from orbit_learnings.curation.capture.moments import Moment
 from tests.features.authoring import claude_records as claude
 from tests.features.authoring.claude_records import CWD, write_session
@@ -136,6 +136,15 @@ def _said(kind: str, said: str) -> Moment:
         ("follow-up", "但是低等级客户，我可能发现不了", "no word makes it"),
         ("stated", "乘客说我要退款 → AI 判断情境,能自动退的自动处理,不能的转人工", "a moment"),
         ("follow-up", "Put `restart: always` on the db service", "no word makes it"),  # code
+        # Found by a second review: a negation this task's verb owns, "prefer to", 别 inside a
+        # word (特别), a refusal's "only".
+        ("follow-up", "Commit the changes, don't push yet", "a request for this task"),
+        ("follow-up", "Fix the login bug, don't worry about the tests", "a request for this task"),
+        ("stated", "提交到GitHub，仓库名不要惹眼，比如用 data-aggregator 这类名字",
+         "a request for this task"),
+        ("follow-up", "I'd prefer to keep the PR small for now", "a moment"),
+        ("follow-up", "客户分组展示，特别是高等级客户的订单", "a moment"),
+        ("rejection", "keep it to the first page only", "no word makes it"),
         ("interruption", "而且要做到每一步必须完成有明确输出后才可以进行下一步", "a moment"),
         ("redo", "2、需要添加所有平台的测试用例，包括安卓与HarmonyOS,同时需要注意，iOS需要支持OC",
          "a moment"),
@@ -345,7 +354,16 @@ def test_a_long_job_is_a_script_run_by_its_interpreter(command: str, long_job: b
         "Never edit the wrong file again, check the path first",
         "Prefer pnpm over npm in this repo",
         "Don\u2019t use npm here, it breaks the workspaces",  # a typographic apostrophe
+        "Never hardcode <token> in scripts, read <TOKEN_FILE> instead",  # placeholders
+        'Never use `<div class="a"></div>` wrappers in templates',  # markup in code format
     ],
 )
 def test_firm_rules_stay_drafts(said: str) -> None:
     assert draft_for(_said("follow-up", said), path="s.jsonl", root=CWD) is not None, said
+
+
+def test_a_standing_word_the_summary_puts_in_code_is_still_read() -> None:
+    """Found by a second review: the summary puts `DATABASE_URL_TEST` in code format though
+    the person did not, and the sentence's "stop writing" must still be found."""
+    said = "stop writing to prod; use DATABASE_URL_TEST for that"
+    assert person_reason("Use `DATABASE_URL_TEST` for that", said=said) is None

@@ -354,3 +354,15 @@ def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
 
     wrapped = Moment("error-fix", [1, 2], 0.7, failed="npm run build", fixed="timeout 15 npm test")
     assert wording.changed_programs(wrapped) is None  # still npm
+
+
+def test_inside_a_container_is_no_program_missing_here() -> None:
+    """Found by a second review: a rerun inside a container says where, not "not found here"."""
+    from orbit_learnings.curation.capture import wording
+
+    moment = Moment("error-fix", [1, 2], 0.7, failed="pytest", operation="pytest",
+                    fixed="docker compose exec web pytest",
+                    error="bash: pytest: command not found",
+                    changes=["inside `docker compose exec web`"])  # fmt: skip
+    assert wording.rerun_reason(moment) == ""
+    assert wording.rerun_rule(moment) == "Run `pytest` inside `docker compose exec web`"

@@ -925,3 +925,109 @@ def test_a_test_failing_on_a_missing_module_drafts_no_other_command(tmp_path: Pa
     assert [m.kind for m in _found(session)] == ["error-fix"]
     result = extract_sessions([session], None)
     assert result.drafts == [] and "missing" in str(result.undrafted[0]["why"])
+
+
+def test_a_guarded_rerun_is_no_pass(tmp_path: Path) -> None:
+    """Found by a second review: `… || true` passes whatever happens."""
+    missing = 'Usage Error: Couldn\'t find a script named "test:web".'
+    session = _claude(tmp_path, [
+        ("user", "Run the web tests."),
+        ("call", "toolu_1", "Bash", {"command": "yarn test:web"}),
+        ("result", "toolu_1", missing, True),
+        ("call", "toolu_2", "Bash", {"command": "yarn test --filter web || true"}),
+        ("result", "toolu_2", "error Command failed with exit code 1.", False),
+    ])  # fmt: skip
+    assert [m for m in _found(session) if m.kind == "error-fix"] == []
+
+
+def test_dash_saying_a_program_is_missing_is_read_like_bash(tmp_path: Path) -> None:
+    session = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "pytest -q"}),
+        ("result", "toolu_1", "sh: 1: pytest: not found", True),
+        ("call", "toolu_2", "Bash", {"command": "python3 -m pytest -q"}),
+        ("result", "toolu_2", "12 passed", False),
+    ])  # fmt: skip
+    (draft,) = extract_sessions([session], None).drafts
+    assert draft.summary == "`pytest` is not found here: run `python3 -m pytest`"
+
+
+def test_a_program_missing_is_cleared_when_what_reached_for_it_runs_later(
+    tmp_path: Path,
+) -> None:
+    """Found by a second review: `npm test` missing vitest twice, then `npm ci`, then `npm
+    test` passing: vitest ran. And output that only mentions a missing program while the
+    command worked (a shell profile's `compdef: command not found`) is no miss."""
+    vitest = "Exit code 127\n> vitest run\nsh: 1: vitest: not found"
+    session = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "npm run test:watch"}),
+        ("result", "toolu_1", vitest, True),
+        ("call", "toolu_2", "Bash", {"command": "npm run test:unit"}),
+        ("result", "toolu_2", vitest, True),
+        ("call", "toolu_3", "Bash", {"command": "npm ci"}),
+        ("result", "toolu_3", "added 312 packages", False),
+        ("call", "toolu_4", "Bash", {"command": "npm test"}),
+        ("result", "toolu_4", "Tests  12 passed", False),
+    ])  # fmt: skip
+    assert [m for m in _found(session) if m.kind == "blocked"] == []
+    noise = ".profile: line 6: compdef: command not found\n"
+    profile = _claude(tmp_path, [
+        ("user", "Look around."),
+        ("call", "toolu_1", "Bash", {"command": "cat README.md"}),
+        ("result", "toolu_1", noise + "# Shop", False),
+        ("call", "toolu_2", "Bash", {"command": "npm run lint"}),
+        ("result", "toolu_2", noise + "0 problems", False),
+    ])  # fmt: skip
+    assert [m for m in _found(profile) if m.kind == "blocked"] == []
+
+
+def test_a_person_step_needs_the_failure_to_ask_for_a_person_and_the_same_command(
+    tmp_path: Path,
+) -> None:
+    """Found by a second review: npm's "No license field" and a URL with /login ask nothing
+    of the person; and another command run after they spoke is not the same rerun."""
+    warned = _claude(tmp_path, [
+        ("user", "Run the tests."),
+        ("call", "toolu_1", "Bash", {"command": "npm test"}),
+        ("result", "toolu_1", "npm WARN shop@1.0.0 No license field.\nnpm ERR! ETIMEDOUT", True),
+        ("user", "ok"),
+        ("call", "toolu_2", "Bash", {"command": "npm test"}),
+        ("result", "toolu_2", "Tests: 12 passed", False),
+    ])  # fmt: skip
+    assert [m for m in _found(warned) if "person" in " ".join(m.changes)] == []
+    other = _claude(tmp_path, [
+        ("user", "Show the pull request."),
+        ("call", "toolu_1", "Bash", {"command": "gh pr view 7"}),
+        ("result", "toolu_1", "To get started with GitHub CLI, please run:  gh auth login", True),
+        ("user", "done"),
+        ("call", "toolu_2", "Bash", {"command": "gh pr view 8"}),
+        ("result", "toolu_2", "title: Fix the cart", False),
+    ])  # fmt: skip
+    assert [m for m in _found(other) if "person" in " ".join(m.changes)] == []
+
+
+@pytest.mark.parametrize(
+    ("first_output", "repair", "is_moment"),
+    [
+        ("bash: ./run.sh: Permission denied", "chmod +x run.sh", True),
+        ("FAILED tests/test_run.py::test_x - AssertionError", "chmod +x run.sh", False),
+        ("run.sh: line 2: $'\\r': command not found", "sed -i 's/\\r$//' run.sh", True),
+        ("run.sh: line 2: syntax error", "sed -i 's/fi fi/fi/' run.sh", False),
+    ],
+)
+def test_a_repair_is_a_mode_bit_a_folder_or_line_endings_and_never_after_a_test_failed(
+    tmp_path: Path, first_output: str, repair: str, *, is_moment: bool
+) -> None:
+    """Found by a second review: each condition of a repair, pinned."""
+    session = _claude(tmp_path, [
+        ("user", "Run the script."),
+        ("call", "toolu_1", "Bash", {"command": "./run.sh"}),
+        ("result", "toolu_1", first_output, True),
+        ("call", "toolu_2", "Bash", {"command": repair}),
+        ("result", "toolu_2", "", False),
+        ("call", "toolu_3", "Bash", {"command": "./run.sh"}),
+        ("result", "toolu_3", "done", False),
+    ])  # fmt: skip
+    found = [m for m in _found(session) if m.kind == "error-fix"]
+    assert bool(found) is is_moment

@@ -131,6 +131,29 @@ def _without_compose_options(words: list[str]) -> list[str]:
     return words[:2] + rest
 
 
+# A wrapper's options that take a value: `nice -n 10`, `timeout -s KILL 30`, `env -u NAME`.
+_WRAPPER_VALUE_OPTIONS = {"-n", "-s", "-k", "-u", "--signal", "--kill-after", "--unset"}
+
+
+def skip_wrappers(words: list[str], *, keep: frozenset[str] = frozenset()) -> list[str]:
+    """The words after env assignments and wrappers with their options (`timeout
+    --foreground 30`, `nice -n 10`, `env CI=1`): the program they run first. A wrapper in
+    `keep` (`sudo` for a rule that says it is needed) stays."""
+    while words:
+        head = words[0].rsplit("/", 1)[-1]
+        if ASSIGNMENT.match(words[0]):
+            words = words[1:]
+            continue
+        if head in keep or (head not in _WRAPPERS and head != "timeout"):
+            return words
+        words = words[1:]
+        while words and words[0].startswith("-"):
+            words = words[2:] if words[0] in _WRAPPER_VALUE_OPTIONS else words[1:]
+        if head == "timeout" and words:
+            words = words[1:]  # the duration
+    return words
+
+
 def program_words(words: list[str]) -> list[str]:
     """The words after env assignments, wrappers, runners and containers: what really runs."""
     while words:
@@ -138,10 +161,8 @@ def program_words(words: list[str]) -> list[str]:
         place, inside = container(words)
         if place:
             words = inside
-        elif ASSIGNMENT.match(words[0]) or head in _WRAPPERS:
-            words = words[1:]
-        elif head == "timeout" and len(words) > 1:
-            words = words[2:] if not words[1].startswith("-") else words[1:]
+        elif ASSIGNMENT.match(words[0]) or head in _WRAPPERS or head == "timeout":
+            words = skip_wrappers(words)
         elif head in _SINGLE:
             words = [w for w in words[1:] if not w.startswith("-")][:1] + words[2:]
         elif len(words) > 1 and (head, words[1]) in _RUNNERS:

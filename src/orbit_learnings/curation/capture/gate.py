@@ -39,11 +39,13 @@ from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 # "CRLF warning only, no content diff" is a refusal's reason, not a rule).
 _ALSO_RULE = re.compile(r"\b(rather than|anstatt|en vez)\b|總是", re.I)
 # "X, not Y" and its equivalents: a second clause that negates ("…, 自动创建的不管").
-_CONTRAST = re.compile(
-    r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b"
-    r"|[，,;；][^，,;；]{0,24}(不要|不用|不管|不许|不准|不必|别|勿)",
-    re.I,
+_LATIN_CONTRAST = re.compile(
+    r"[,;]\s*(and )?(not|never|no|nicht|nie|pas|jamais|não|не|без)\b", re.I
 )
+_CJK_CONTRAST = re.compile(
+    r"[，,;；][^，,;；]{0,24}(不要|不用|不管|不许|不准|不必)|[，,;；]\s*(别|勿)"
+)
+_CONTRAST = re.compile(f"{_LATIN_CONTRAST.pattern}|{_CJK_CONTRAST.pattern}", re.I)
 # "Use X" is a rule's imperative (the tool, the library, the form to use), in its languages.
 _USE = re.compile(
     r"^(use|utili[sz]e|reference|stick (to|with)|go with|switch to|verwende|benutze|utilise|"
@@ -117,6 +119,9 @@ _TASK_VERB_ELSEWHERE = re.compile(
 )
 
 
+_TASK_VERB_ANY = re.compile(f"{_TASK_VERB.pattern}|{_TASK_VERB_ELSEWHERE.pattern}", re.I)
+
+
 # The person stopped the agent: refused its call or interrupted it. Behaviour enough to
 # take "use X" for a rule; any other message needs a word that makes it standing. (A class
 # word or a "should" alone was enough until reviewers of two more rounds rejected all five
@@ -137,7 +142,7 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
     if reason:
         return reason
     words = _prose(summary)  # `--approve-all` and `--pipeline all` name no class of things
-    sentence = _sentence_of(words, _prose(said))  # "stop running the suite; use `make x`"
+    sentence = _prose(_sentence_of(summary, said))  # "stop running the suite; use `make x`"
     both = f"{words}\n{sentence}"
     firm = bool(
         _ALWAYS.search(both)
@@ -147,6 +152,8 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
         or _PREFER.search(words)  # "Prefer pnpm over npm in this repo"
         or (GENERAL_CLASS.search(words) and RULE_WORD.search(words))  # "cada X debe …"
     )
+    if firm and _only_the_task_forbids(words, both):
+        return "a request for this task, not a standing rule"  # "Commit it, don't push yet"
     if firm or (stopped and (_USE.match(words) or _ALSO_RULE.search(words))):
         return _conversation_reason(words)
     if STANDING.search(f"{words}\n{sentence}") or RULE_WORD.search(words):
@@ -173,9 +180,25 @@ _FORBIDS = re.compile(
     r"(^|[，,；;]\s*)(请|請)?(不要|别|別|勿|禁止|不许|不準)|" + STANDING_STOP_OR_MUST_NOT,
     re.I,
 )
-_PREFER = re.compile(r"^(please )?prefer\b|\bprefer\w*\b.+\b(over|to|rather than)\b", re.I)
+_PREFER = re.compile(
+    r"^(please )?prefer\s+(?!to\b)|"
+    r"\bprefer\w*\s+(?!to\b)\S.*\b(over|rather than|instead of)\b",
+    re.I,
+)
 _INSTEAD = re.compile(r"\b(instead of|rather than|not)\b|而不是|而非|代わりに|대신", re.I)
 _CODE_SPAN = re.compile(r"`[^`]*`|(?<!\w)--?[\w-]+(=\S+)?")
+
+
+def _only_the_task_forbids(words: str, both: str) -> bool:
+    """The only firm shape is a negation after a comma in a sentence that opens with this
+    task's verb ("Commit the changes, don't push yet", "提交到GitHub，仓库名不要惹眼"), and the
+    negation names no tool to use instead ("Run tests with pnpm, don't use npm" is a rule)."""
+    negation = _FORBIDS.search(words) or _CJK_CONTRAST.search(words)
+    if negation is None or negation.start() == 0 or not _TASK_VERB_ANY.match(words):
+        return False
+    if _ALWAYS.search(both) or _LATIN_CONTRAST.search(words) or _PREFER.search(words):
+        return False
+    return not re.match(r"\s+(use|run|call|install)\b", words[negation.end() :], re.I)
 
 
 def _prose(text: str) -> str:
@@ -187,12 +210,16 @@ def _prose(text: str) -> str:
 # A message the person pasted rather than wrote: markup (an HTML fragment, a prompt
 # template's `<steps CRITICAL="TRUE">` … `</steps>`) is an example or a harness's text. One tag
 # named in a sentence ("never wrap labels in a <p> tag") is not; a tag in code format is code.
-_TAG = re.compile(r"</?[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")*\s*/?>")
-PASTED_TAGS = 2
+_WITH_ATTRIBUTES = re.compile(r"<[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")+\s*/?>")
+_OPENING = re.compile(r"<([A-Za-z][\w-]*)[\s>]")
 
 
 def _not_the_persons(said: str) -> str | None:
-    if len(_TAG.findall(_prose(said))) >= PASTED_TAGS:
+    """Markup is a pair of one tag (`<steps …>` … `</steps>`) or two tags with attributes;
+    a placeholder (`<token>`) or a generic (`Promise<any>`) is neither."""
+    prose = _prose(said)
+    paired = any(f"</{name}>" in prose for name in _OPENING.findall(prose))
+    if paired or len(_WITH_ATTRIBUTES.findall(prose)) >= 2:
         return "pasted markup or a prompt template, not the person's rule"
     return None
 
@@ -210,15 +237,33 @@ def _conversation_reason(words: str) -> str | None:
 
 
 def _sentence_of(summary: str, said: str) -> str:
-    """The sentence of the person's words the summary was taken from ("" when not found)."""
+    """The sentence of the person's words the summary was taken from, what they put in code
+    format blanked out ("" when not found). Found on the text without backticks: the
+    summary puts in code format what the person did not."""
     start = summary.replace("`", "").strip(" .").lower()[:15]
-    at = said.replace("`", "").lower().find(start) if start else -1
+    plain, code = _unquoted(said)
+    at = plain.lower().find(start) if start else -1
     if at < 0:
         return ""
-    plain = said.replace("`", "")
-    before = max(plain.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n", "。"))
-    ends = [i for mark in (". ", "! ", "? ", "\n", "。") if (i := plain.find(mark, at)) >= 0]
-    return plain[before + 1 : min(ends) if ends else None]
+    marks = (". ", "! ", "? ", "\n", "。")
+    before = max(plain.rfind(mark, 0, at) for mark in marks)
+    ends = [i for mark in marks if (i := plain.find(mark, at)) >= 0]
+    end = min(ends) if ends else len(plain)
+    return "".join(" " if code[i] else plain[i] for i in range(before + 1, end))
+
+
+def _unquoted(text: str) -> tuple[str, list[bool]]:
+    """The text without backticks, and for each of its characters whether it was in code."""
+    chars: list[str] = []
+    code: list[bool] = []
+    inside = False
+    for char in text:
+        if char == "`":
+            inside = not inside
+            continue
+        chars.append(char)
+        code.append(inside)
+    return "".join(chars), code
 
 
 def _not_a_rule(summary: str) -> str | None:
@@ -299,8 +344,6 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
         return "the agent's own tool syntax, not the project's"
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
-    if _CANNOT_FAIL.search(moment.fixed):
-        return "the rerun cannot fail (`|| true`): its passing proves nothing"
     failure = failure_text(moment, turns)
     if any(c.startswith(AFTER) for c in moment.changes):
         return "a setup step: whether it is the fix is the reviewer's call"
@@ -338,9 +381,6 @@ def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | N
 _MODULE_MISSING = re.compile(
     r"No module named|ModuleNotFoundError|cannot find (module|package)", re.I
 )
-
-
-_CANNOT_FAIL = re.compile(r"\|\|\s*(true|:)\s*($|[;)&|])")
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.

@@ -375,16 +375,14 @@ _PROBES = {"which", "command", "type", "where", "whereis", "hash"}
 def _first_program(command: str) -> str:
     """The program a command line runs, `cd …` and `VAR=value` settings passed over."""
     for words in commands.segments(command):
-        words = [w for w in words if not commands.ASSIGNMENT.match(w)]
-        while words[:1] and words[0] in _TIMING:  # `timeout 15 npm run dev`: still npm
-            words = words[2:] if words[0] == "timeout" and len(words) > 1 else words[1:]
+        words = commands.skip_wrappers(words, keep=_RIGHTS)  # `timeout 15 npm run dev`: npm
         program = words[0] if words else ""
         if program and program not in ("cd", "pushd", "export", "source", ".", "set"):
             return program
     return ""
 
 
-_TIMING = {"timeout", "time", "nohup", "nice"}
+_RIGHTS = frozenset({"sudo", "doas"})  # a wrapper the rule names: "`x` needs `sudo` here"
 
 
 ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours in a quoted error

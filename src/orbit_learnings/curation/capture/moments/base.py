@@ -60,9 +60,9 @@ STANDING_STOP_OR_MUST_NOT = (
     r"\b(must|should) ?(not|never)\b|\bmustn'?t\b|\bshouldn'?t\b"
 )
 STANDING = re.compile(
+    STANDING_STOP_OR_MUST_NOT + r"|"
     r"\b(don'?t|do not|never|always|avoid|instead of|from now on|going forward|"
-    r"(must|should) ?(not|never)|mustn'?t|shouldn'?t|rather than|prefer|"
-    r"stop (using|running|doing|adding|calling|writing|asking)|"
+    r"rather than|prefer|"
     r"immer|niemals|nie|statt|anstatt|jamais|toujours|au lieu|nunca|siempre|en lugar|en vez|"
     r"всегда|никогда|нельзя|вместо|important|caveat|gotcha|known issue|note that)\b"
     r"|不要|别用|禁止|严禁|切勿|务必|必须|一律|始终|总是|不能|不许|而非|而不是|改用|今后|"
@@ -84,10 +84,18 @@ def rule_cue(text: str) -> bool:
     return bool(STRONG_CUES.search(text) or WEAK_CUES.search(text))
 
 
+# A program that is not installed, as shells, Windows, dash and Codex's runner say it: one
+# definition for the moments that read it (`operations`, `environment`).
+PROGRAM_MISSING = (
+    r"command not found|is not recognized as (an internal or external command|the name of a)|"
+    r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b|"
+    r"^sh: \d+: [\w.+-]+: not found"
+)
 ERROR_OUTPUT = re.compile(
     r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|^failed in sandbox\b|"
     r"Operation not permitted|PermissionDenied|Permission denied|"
-    r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module",
+    r"command not found|No such file or directory|ModuleNotFoundError|Cannot find module|"
+    r"^sh: \d+: [\w.+-]+: not found",
     re.M,
 )
 
@@ -96,6 +104,17 @@ ERROR_OUTPUT = re.compile(
 AGENT_TOOLS = frozenset(
     {"apply_patch", "applypatch", "update_plan", "todowrite", "str_replace_editor"}
 )
+
+
+# A command line that ends in a guard (`… || true`, `|| exit 0`, `|| echo failed`) passes
+# whatever happened: a guard added in the rerun is no evidence of a fix (one both runs had
+# leaves their output to tell).
+_CANNOT_FAIL = re.compile(r"\|\|\s*(true|:|exit 0|echo\b[^;&|]*)\s*(#.*)?$")
+
+
+def cannot_fail(command: str) -> bool:
+    lines = command.strip().splitlines()
+    return bool(lines) and bool(_CANNOT_FAIL.search(lines[0 if "<<" in lines[0] else -1]))
 
 
 def failed(result: Turn | None) -> bool:

@@ -78,16 +78,19 @@ def step_of(call: Turn) -> str:
 PERSON_FIXED = 0.55  # like a setup step: what the person did is read off the failure
 # A failure that asks for a person: a license to accept, a login, credentials, a password.
 _PERSON_ACTION = re.compile(
-    r"\blicen[cs]e\b|\bnot logged in(to)?\b|\b(log|sign) ?in\b|\bauth(enticate|entication)? "
-    r"(login|required|failed)|\bcredentials?\b|\bpassword\b|\bplease (run|resolve|accept)\b",
+    r"(accept|agree(d)? to) the [^\n]{0,40}licen[cs]e|\bnot logged in(to)?\b|"
+    r"\brun:?\s+`?[\w-]+ (auth )?login\b|\bplease (log|sign) ?in\b|"
+    r"\bauthentication (is )?required\b|\bcredentials (are )?(missing|required|not found)\b",
     re.I,
 )
 
 
 @dataclass(frozen=True)
 class Rerun:
-    """One operation that failed (`first`, last at `last_failure`, its output `result`) and
-    then passed unchanged (`success`), with the calls `between` the last failure and the pass."""
+    """One operation that failed (`first`, its output `result`; last at `last_failure`) and
+    then passed with no change to its command that the moments count (`success`; whether its
+    shape changed at all is the caller's `same`), with the calls `between` the last failure
+    and the pass."""
 
     key: str
     first: Turn
@@ -107,14 +110,17 @@ class Rerun:
         return moment
 
 
-def person_fixed(rerun: Rerun, turns: list[Turn], *, same: bool) -> Moment | None:
+def person_fixed(
+    rerun: Rerun, turns: list[Turn], results: dict[str, Turn], *, same: bool
+) -> Moment | None:
     """The rerun passed unchanged (`same`: how it ran did not change) after the person
     spoke, with no edit between, and the failure asked for what only a person can do (accept
     a license, log in, authenticate): they did it where the agent cannot. A flaky failure the
     person waved on ("ok") is not."""
     if any(edit_lines(t) for t in rerun.between) or not same:
         return None  # code work, or another command: the person told the agent what to run
-    if not _PERSON_ACTION.search(rerun.result.text[:3000]):
+    asked = results.get(rerun.last_failure.tool_id, rerun.result)  # what the person answered
+    if not _PERSON_ACTION.search(asked.text[:3000]):
         return None
     low, high = rerun.last_failure.line, rerun.success.line
     spoke = [t for t in turns if t.kind == USER and t.text.strip() and low < t.line < high]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments.base import Moment
+from orbit_learnings.curation.capture.moments.base import PROGRAM_MISSING, Moment, failed
 from orbit_learnings.curation.capture.moments.findings import sentence_around
 from orbit_learnings.curation.capture.sessions import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Turn
 
@@ -184,12 +184,7 @@ def machine_refusals(turns: list[Turn]) -> list[Moment]:
 
 
 # A program that is not installed, as shells, Windows and Codex's own runner say it.
-_MISSING_PROGRAM = re.compile(
-    r"command not found|is not recognized as (an internal or external command|the name of a)|"
-    r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b|"
-    r"^sh: \d+: [\w.+-]+: not found",  # dash's way
-    re.M,
-)
+_MISSING_PROGRAM = re.compile(PROGRAM_MISSING, re.M)
 MISSING_TWICE = 2  # one miss the agent walks around; a program it keeps reaching for is missing
 
 
@@ -199,23 +194,28 @@ def missing_programs(turns: list[Turn]) -> list[Moment]:
     when the agent remarks on it: agents try a tool, miss, and use another silently."""
     results = {t.tool_id: t for t in turns if t.kind == TOOL_RESULT and t.tool_id}
     misses: dict[str, list[Turn]] = {}
-    ran: set[str] = set()
+    callers: dict[str, set[str]] = {}  # the program missing → those that reached for it
+    ran: dict[str, int] = {}  # a program → the last line it ran without a miss
     for call in (t for t in turns if t.kind == TOOL_USE and t.tool == "Bash"):
         words = commands.segments(str(call.tool_input.get("command", "")))
         program = next((p[0] for w in words if (p := commands.program_words(w))), "")
         result = results.get(call.tool_id)
         if not program or result is None:
             continue
-        if _MISSING_PROGRAM.search(result.text[:2000]):
+        if failed(result) and _MISSING_PROGRAM.search(result.text[:2000]):
             # `npm test` printing `sh: 1: vitest: not found` is vitest missing, not npm
             named = _named_missing(result)
-            misses.setdefault(named[0] if named else program, []).append(call)
-        else:
-            ran.add(program)
+            missing = named[0] if named else program
+            misses.setdefault(missing, []).append(call)
+            callers.setdefault(missing, set()).add(program)
+        elif not _MISSING_PROGRAM.search(result.text[:2000]):
+            ran[program] = call.line
     moments = []
     for program, calls in misses.items():
-        if program in ran:
-            continue
+        if program in ran or any(ran.get(c, 0) > calls[-1].line for c in callers[program]):
+            continue  # it ran, or what reached for it ran later (after `npm ci`)
+        if len(callers[program] - {program}) > 1:
+            continue  # `cat` and `npm` both "missing compdef": a shell profile's noise
         if len(calls) >= MISSING_TWICE or _remarked(turns, calls[0], program):
             second = calls[1] if len(calls) > 1 else results[calls[0].tool_id]
             lines = [calls[0].line, second.line]

@@ -14,8 +14,10 @@ from orbit_learnings.curation.capture.moments.base import (
     AFTER,
     AGENT_TOOLS,
     INSIDE,
+    PROGRAM_MISSING,
     TEST_FAILURE,
     Moment,
+    cannot_fail,
     edit_lines,
     failed,
     first_error_line,
@@ -106,11 +108,11 @@ def _got_past(
 # The command, script or module asked for does not exist here: what to run instead is the
 # lesson (`yarn test:web` → `yarn test`, `make check` → `make test`, `pip` → `python -m pip`).
 UNAVAILABLE = re.compile(
-    r"command not found|not recognized as an internal or external command|"
-    r"[Cc]ouldn'?t find a script|[Mm]issing script|[Uu]nknown (command|script|subcommand|task)|"
-    r"[Nn]o such (command|subcommand|task)|[Nn]o rule to make target|"
-    r"[Nn]o module named|ModuleNotFoundError|[Cc]annot find (module|package)|"
-    r"is not (installed|available)|(Exit code|exited with code)[:\s]+127\b"
+    PROGRAM_MISSING + r"|[Cc]ouldn'?t find a script|[Mm]issing script|"
+    r"[Uu]nknown (command|script|subcommand|task)|[Nn]o such (command|subcommand|task)|"
+    r"[Nn]o rule to make target|[Nn]o module named|ModuleNotFoundError|"
+    r"[Cc]annot find (module|package)|is not (installed|available)",
+    re.M,
 )
 NEAR = 4  # tool calls looked ahead for the command that ran instead
 
@@ -132,6 +134,9 @@ def replaced_moments(turns: list[Turn]) -> list[Moment]:
             answer = results.get(later.tool_id)
             if other == key or other.split()[0] != key.split()[0] or answer is None:
                 continue
+            guarded = cannot_fail(str(later.tool_input.get("command", "")))
+            if guarded and not cannot_fail(str(call.tool_input.get("command", ""))):
+                continue  # the guard added (`… || true`) passes whatever happened
             if not UNAVAILABLE.search(answer.text[:2000]):
                 moments.append(_replaced(key, call, result, later))
             break
@@ -186,13 +191,15 @@ def _error_fix(
     result = results[first.tool_id]
     failed_command = str(last_failure.tool_input.get("command", "")).strip()
     fixed = str(success.tool_input.get("command", "")).strip()
+    if cannot_fail(fixed) and not cannot_fail(failed_command):
+        return None  # the guard added (`… || true`) passes whatever happened
     edits = [e for t in between for e in edit_lines(t) if _counts_as_fix(e[0], cwd)]
     command_changed = how_changed(run_shape(last_failure), run_shape(success))
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
         rerun = Rerun(key, first, result, last_failure, success, between)
         same = run_shape(last_failure) == run_shape(success)
-        return set_up_first(rerun, results) or person_fixed(rerun, turns, same=same)
+        return set_up_first(rerun, results) or person_fixed(rerun, turns, results, same=same)
     if command_changed and not config and TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
     moment = Moment("error-fix", [first.line, success.line], 0.7 if command_changed else 0.65)
