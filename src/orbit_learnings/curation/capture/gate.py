@@ -22,6 +22,7 @@ from orbit_learnings.curation.capture.moments.base import (
     AGENT_TOOLS,
     CJK,
     INSIDE,
+    MODULE_MISSING,
     STANDING,
     STANDING_STOP_OR_MUST_NOT,
 )
@@ -32,9 +33,9 @@ from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 # The word lists, each for its own question: `_ALWAYS`, `_FORBIDS` and `_PREFER` below, the
 # firm standing shapes a draft needs; `moments.base.STANDING`, any word that can make a
 # sentence a standing rule (enough to outweigh shapes that only usually mean no rule, not
-# enough for a draft); `wording.RULE_WORD`, a rule word the
-# sentence chooser weights ("must", "should" too: a task uses them as often); the moment
-# scorer's `STRONG_CUES` / `WEAK_CUES` (how likely a message holds a rule); and here the
+# enough for a draft); `wording.RULE_WORD`, a rule word the sentence chooser weights ("must",
+# "should" too: a task uses them as often); the moment scorer's `STRONG_CUES` / `WEAK_CUES`
+# (how likely a message holds a rule); and here the
 # milder marks the gate takes when the person stopped the agent ("rather than"; "only" went:
 # "CRLF warning only, no content diff" is a refusal's reason, not a rule).
 _ALSO_RULE = re.compile(r"\b(rather than|anstatt|en vez)\b|總是", re.I)
@@ -156,7 +157,7 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
         return "a request for this task, not a standing rule"  # "Commit it, don't push yet"
     if firm or (stopped and (_USE.match(words) or _ALSO_RULE.search(words))):
         return _conversation_reason(words)
-    if STANDING.search(f"{words}\n{sentence}") or RULE_WORD.search(words):
+    if STANDING.search(both) or RULE_WORD.search(words):
         return "its rule word serves one-off requests as often (instead, must, 대신): a moment"
     if _TASK_VERB.match(summary):
         return "a request for this task, not a standing rule"
@@ -344,11 +345,11 @@ def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) 
         return "the agent's own tool syntax, not the project's"
     if any("sandbox" in change for change in moment.changes):
         return "the agent's sandbox, not the project"
-    failure = failure_text(moment, turns)
     if any(c.startswith(AFTER) for c in moment.changes):
         return "a setup step: whether it is the fix is the reviewer's call"
     if {"sudo", "doas"} & (set(moment.fixed.split()) - set(moment.failed.split())):
         return "root rights on one machine, not a rule for the team"
+    failure = failure_text(moment, turns)
     if any(c.startswith(INSIDE) for c in moment.changes):
         return None if _UNREACHED.search(failure) else "the failure does not say what was missing"
     if moment.edits and not moment.changes:
@@ -377,10 +378,7 @@ def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | N
     return "the failure does not say that what changed is missing"
 
 
-# A module the interpreter cannot import: another interpreter (the project's venv) is the fix.
-_MODULE_MISSING = re.compile(
-    r"No module named|ModuleNotFoundError|cannot find (module|package)", re.I
-)
+_MODULE_MISSING = re.compile(MODULE_MISSING, re.I)
 
 
 # What a container holds that the host lacks: a service's host name, a port, a program.

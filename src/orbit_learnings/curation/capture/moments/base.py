@@ -91,6 +91,9 @@ PROGRAM_MISSING = (
     r"^execution error: No such file or directory|(Exit code|exited with code)[:\s]+127\b|"
     r"^sh: \d+: [\w.+-]+: not found"
 )
+# A module an interpreter cannot import: read by `operations.UNAVAILABLE` and by the gate
+# (another interpreter, the project's venv, is then the fix).
+MODULE_MISSING = r"[Nn]o module named|ModuleNotFoundError|[Cc]annot find (module|package)"
 ERROR_OUTPUT = re.compile(
     r"^(error|ERROR|Error|fatal|FATAL|Traceback)\b[:\s(]|^failed in sandbox\b|"
     r"Operation not permitted|PermissionDenied|Permission denied|"
@@ -112,9 +115,14 @@ AGENT_TOOLS = frozenset(
 _CANNOT_FAIL = re.compile(r"\|\|\s*(true|:|exit 0|echo\b[^;&|]*)\s*(#.*)?$")
 
 
-def cannot_fail(command: str) -> bool:
+def _cannot_fail(command: str) -> bool:
     lines = command.strip().splitlines()
     return bool(lines) and bool(_CANNOT_FAIL.search(lines[0 if "<<" in lines[0] else -1]))
+
+
+def guard_added(failed_command: str, rerun: str) -> bool:
+    """The rerun gained a guard the failing command did not have: its pass proves nothing."""
+    return _cannot_fail(rerun) and not _cannot_fail(failed_command)
 
 
 def failed(result: Turn | None) -> bool:

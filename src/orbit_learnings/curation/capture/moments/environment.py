@@ -202,13 +202,14 @@ def missing_programs(turns: list[Turn]) -> list[Moment]:
         result = results.get(call.tool_id)
         if not program or result is None:
             continue
-        if failed(result) and _MISSING_PROGRAM.search(result.text[:2000]):
+        missing_output = bool(_MISSING_PROGRAM.search(result.text[:2000]))
+        if failed(result) and missing_output:
             # `npm test` printing `sh: 1: vitest: not found` is vitest missing, not npm
             named = _named_missing(result)
             missing = named[0] if named else program
             misses.setdefault(missing, []).append(call)
             callers.setdefault(missing, set()).add(program)
-        elif not _MISSING_PROGRAM.search(result.text[:2000]):
+        elif not missing_output:
             ran[program] = call.line
     moments = []
     for program, calls in misses.items():

@@ -14,13 +14,14 @@ from orbit_learnings.curation.capture.moments.base import (
     AFTER,
     AGENT_TOOLS,
     INSIDE,
+    MODULE_MISSING,
     PROGRAM_MISSING,
     TEST_FAILURE,
     Moment,
-    cannot_fail,
     edit_lines,
     failed,
     first_error_line,
+    guard_added,
 )
 from orbit_learnings.curation.capture.moments.between import (
     Rerun,
@@ -51,7 +52,7 @@ def error_fix_moments(turns: list[Turn], cwd: str | None) -> list[Moment]:
         key = operation_of(call)
         if key is None or not failed(results.get(call.tool_id)) or position in used:
             continue
-        if is_agent_tool(call):
+        if key.split()[0].lower() in AGENT_TOOLS:
             continue  # the agent's patch not applying is the harness's, never the project's
         last_failure, between, moved = call, [], None
         for offset, later in enumerate(calls[position + 1 : position + 1 + WINDOW], start=1):
@@ -84,12 +85,12 @@ def _got_past(
     got past the first failure, which is what the next person meets."""
     before, after = results[first.tool_id], results[later.tool_id]
     error, then = first_error_line(before.text), first_error_line(after.text)
-    repairs = [c for c in between if repairs_files(c, results)]
-    if run_shape(first) != run_shape(later):
-        repairs = []  # a repair counts for the same command rerun
     if not error or error == then:
         return None
-    if not repairs and not how_changed(run_shape(first), run_shape(later)):
+    shape, new_shape = run_shape(first), run_shape(later)
+    # A repair counts for the same command rerun.
+    repairs = [c for c in between if repairs_files(c, results)] if shape == new_shape else []
+    if not repairs and not how_changed(shape, new_shape):
         return None
     if TEST_FAILURE.search(before.text[:4000]):
         return None  # tests failing for real
@@ -98,7 +99,7 @@ def _got_past(
     moment.failed = str(first.tool_input.get("command", "")).strip()
     moment.fixed = str(later.tool_input.get("command", "")).strip()
     moment.error = error
-    moment.changes = what_changed(run_shape(first), run_shape(later))
+    moment.changes = what_changed(shape, new_shape)
     if repairs:
         moment.lines.insert(1, repairs[-1].line)
         moment.changes = [f"{AFTER}`{step_of(repairs[-1])}`"]
@@ -110,8 +111,7 @@ def _got_past(
 UNAVAILABLE = re.compile(
     PROGRAM_MISSING + r"|[Cc]ouldn'?t find a script|[Mm]issing script|"
     r"[Uu]nknown (command|script|subcommand|task)|[Nn]o such (command|subcommand|task)|"
-    r"[Nn]o rule to make target|[Nn]o module named|ModuleNotFoundError|"
-    r"[Cc]annot find (module|package)|is not (installed|available)",
+    r"[Nn]o rule to make target|" + MODULE_MISSING + r"|is not (installed|available)",
     re.M,
 )
 NEAR = 4  # tool calls looked ahead for the command that ran instead
@@ -134,9 +134,8 @@ def replaced_moments(turns: list[Turn]) -> list[Moment]:
             answer = results.get(later.tool_id)
             if other == key or other.split()[0] != key.split()[0] or answer is None:
                 continue
-            guarded = cannot_fail(str(later.tool_input.get("command", "")))
-            if guarded and not cannot_fail(str(call.tool_input.get("command", ""))):
-                continue  # the guard added (`… || true`) passes whatever happened
+            if guard_added(_command(call), _command(later)):
+                continue  # `… || true` added: it passes whatever happened
             if not UNAVAILABLE.search(answer.text[:2000]):
                 moments.append(_replaced(key, call, result, later))
             break
@@ -164,9 +163,8 @@ def _replaced(key: str, call: Turn, result: Turn, later: Turn) -> Moment:
 REPLACED = 0.6  # below a rerun that succeeded outright
 
 
-def is_agent_tool(call: Turn) -> bool:
-    """A call of the agent's own tool through the shell (Codex's `apply_patch`)."""
-    return (operation_of(call) or " ").split()[0].lower() in AGENT_TOOLS
+def _command(call: Turn) -> str:
+    return str(call.tool_input.get("command", "")).strip()
 
 
 def operation_of(call: Turn) -> str | None:
@@ -189,16 +187,16 @@ def _error_fix(
     passed (`success`), when how it ran changed, a configuration file changed between, or
     a setup step came between; None for a retry or ordinary code work."""
     result = results[first.tool_id]
-    failed_command = str(last_failure.tool_input.get("command", "")).strip()
-    fixed = str(success.tool_input.get("command", "")).strip()
-    if cannot_fail(fixed) and not cannot_fail(failed_command):
-        return None  # the guard added (`… || true`) passes whatever happened
+    failed_command, fixed = _command(last_failure), _command(success)
+    if guard_added(failed_command, fixed):
+        return None  # `… || true` added: it passes whatever happened
     edits = [e for t in between for e in edit_lines(t) if _counts_as_fix(e[0], cwd)]
-    command_changed = how_changed(run_shape(last_failure), run_shape(success))
+    shape, new_shape = run_shape(last_failure), run_shape(success)
+    command_changed = how_changed(shape, new_shape)
     config = [e for e in edits if CONFIG.search(commands.normalise_path(e[0]))]
     if not command_changed and not config:
         rerun = Rerun(key, first, result, last_failure, success, between)
-        same = run_shape(last_failure) == run_shape(success)
+        same = shape == new_shape
         return set_up_first(rerun, results) or person_fixed(rerun, turns, results, same=same)
     if command_changed and not config and TEST_FAILURE.search(result.text[:4000]):
         return None  # a test that failed for real: rerunning it differently fixed nothing
@@ -206,9 +204,7 @@ def _error_fix(
     moment.operation, moment.failed, moment.fixed = key, failed_command, fixed
     moment.error = _telling_error(key, result, results[last_failure.tool_id])
     moment.edits = config if not command_changed else []
-    moment.changes = (
-        what_changed(run_shape(last_failure), run_shape(success)) if command_changed else []
-    )
+    moment.changes = what_changed(shape, new_shape) if command_changed else []
     moment.files = [e[0] for e in config]
     return moment
 
