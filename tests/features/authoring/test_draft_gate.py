@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings.curation.capture.drafting import draft_for, draft_or_reason
+from orbit_learnings.curation.capture.drafting.gate import long_job_reason, person_reason
 from orbit_learnings.curation.capture.extract import Extraction, extract_sessions
-from orbit_learnings.curation.capture.gate import long_job_reason, person_reason
 from orbit_learnings.curation.capture.moments import Moment
 from tests.features.authoring import claude_records as claude
 from tests.features.authoring.claude_records import CWD, write_session

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.curation.capture import wording
-from orbit_learnings.curation.capture.drafting import Draft, draft_for, globs_for
+from orbit_learnings.curation.capture.drafting import Draft, draft_for, reruns
+from orbit_learnings.curation.capture.drafting.scope import globs_for
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.moments import Moment
 from tests.features.authoring import claude_records as claude
@@ -267,16 +267,14 @@ def test_a_rerun_with_sudo_says_the_program_needs_it() -> None:
     moment = _error_fix(operation="mkdir", failed="mkdir -p /opt/app/logs", fixed="sudo mkdir -p /opt/app/logs",
                         error="mkdir: cannot create directory '/opt/app/logs': Permission denied",
                         changes=["with `sudo`"])  # fmt: skip
-    assert (
-        wording.rerun_rule(moment) == "`mkdir` needs `sudo` here"
-    )  # was "Use `sudo`, not `mkdir`"
+    assert reruns.rerun_rule(moment) == "`mkdir` needs `sudo` here"  # was "Use `sudo`, not `mkdir`"
 
 
 def test_a_rerun_as_a_module_says_so() -> None:
     moment = _error_fix(operation="pytest", failed="pytest -q", fixed="python3 -m pytest -q",
                         error="Killed", changes=[])  # fmt: skip
     assert (
-        wording.rerun_rule(moment) == "Run `python3 -m pytest`, not `pytest`"
+        reruns.rerun_rule(moment) == "Run `python3 -m pytest`, not `pytest`"
     )  # was "Use `python3`, not `pytest`"
 
 
@@ -327,10 +325,10 @@ def test_a_probe_after_a_failure_is_never_the_fix(tmp_path: Path) -> None:
         claude.result("t2", "/usr/local/bin/omx\nUsage: omx <command>"),
     )
     assert drafts == []
-    from orbit_learnings.curation.capture import wording
+    from orbit_learnings.curation.capture.drafting import reruns
 
     probe = Moment("error-fix", [1, 2], 0.7, failed="omx explore", fixed="which omx; omx --help")
-    assert wording.changed_programs(probe) is None  # a probe names no program to use
+    assert reruns.changed_programs(probe) is None  # a probe names no program to use
 
 
 def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
@@ -350,19 +348,19 @@ def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
         claude.result("t2", "ready - started server on 0.0.0.0:3000"),
     )
     assert drafts == []
-    from orbit_learnings.curation.capture import wording
+    from orbit_learnings.curation.capture.drafting import reruns
 
     wrapped = Moment("error-fix", [1, 2], 0.7, failed="npm run build", fixed="timeout 15 npm test")
-    assert wording.changed_programs(wrapped) is None  # still npm
+    assert reruns.changed_programs(wrapped) is None  # still npm
 
 
 def test_inside_a_container_is_no_program_missing_here() -> None:
     """Found by a second review: a rerun inside a container says where, not "not found here"."""
-    from orbit_learnings.curation.capture import wording
+    from orbit_learnings.curation.capture.drafting import reruns
 
     moment = Moment("error-fix", [1, 2], 0.7, failed="pytest", operation="pytest",
                     fixed="docker compose exec web pytest",
                     error="bash: pytest: command not found",
                     changes=["inside `docker compose exec web`"])  # fmt: skip
-    assert wording.rerun_reason(moment) == ""
-    assert wording.rerun_rule(moment) == "Run `pytest` inside `docker compose exec web`"
+    assert reruns.rerun_reason(moment) == ""
+    assert reruns.rerun_rule(moment) == "Run `pytest` inside `docker compose exec web`"

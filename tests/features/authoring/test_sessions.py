@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from orbit_learnings.curation.capture import commands, moments
-from orbit_learnings.curation.capture.drafting import globs_for
+from orbit_learnings.curation.capture.drafting.scope import globs_for
+from orbit_learnings.curation.capture.drafting.wording import finding_rule
 from orbit_learnings.curation.capture.extract import extract_sessions
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import INJECTED, USER
-from orbit_learnings.curation.capture.wording import finding_rule
 from tests.testing import REPO, CliRunner
 
 SESSIONS = REPO / "tests/fixtures/sessions"

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.curation.capture.drafting import Draft, collapsed, draft_or_reason
+from orbit_learnings.curation.capture.drafting import Draft, draft_or_reason
+from orbit_learnings.curation.capture.drafting.scope import collapsed
 from orbit_learnings.curation.capture.moments import Moment, find_moments
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import Session

@@ -16,7 +16,8 @@ import subprocess
 from importlib import resources
 
 from orbit_learnings.core.errors import OrbitError
-from orbit_learnings.curation.capture.drafting import Draft, globs_for
+from orbit_learnings.curation.capture.drafting import Draft
+from orbit_learnings.curation.capture.drafting.scope import globs_for
 from orbit_learnings.curation.capture.moments import Moment
 from orbit_learnings.curation.capture.sessions import Session
 

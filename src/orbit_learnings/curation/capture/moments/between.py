@@ -3,8 +3,8 @@ package installed, a service started), a repair of the files (a mode bit, a fold
 endings), or the person doing what the failure asked of them (a license, a login).
 
 Each is a moment for the reviewer, never a draft: whether it was the fix is their call
-(`gate.error_fix_reason`). `operations` finds the failure and the pass; this module says what
-set the environment up in between."""
+(`drafting.reruns.error_fix_reason`). `operations` finds the failure and the pass; this
+module says what set the environment up in between."""
 
 from __future__ import annotations
 

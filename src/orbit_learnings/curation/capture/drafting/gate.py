@@ -15,20 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from orbit_learnings.curation.capture import commands
-from orbit_learnings.curation.capture.moments import Moment
+from orbit_learnings.curation.capture.drafting.wording import GENERAL_CLASS, RULE_WORD
 from orbit_learnings.curation.capture.moments.base import (
-    AFTER,
-    AGENT_TOOLS,
     CJK,
-    INSIDE,
-    MODULE_MISSING,
     STANDING,
     STANDING_STOP_OR_MUST_NOT,
 )
-from orbit_learnings.curation.capture.moments.operations import missing_named
-from orbit_learnings.curation.capture.sessions import TOOL_RESULT, Turn
-from orbit_learnings.curation.capture.wording import GENERAL_CLASS, RULE_WORD
 
 # The word lists, each for its own question: `_ALWAYS`, `_FORBIDS` and `_PREFER` below, the
 # firm standing shapes a draft needs; `moments.base.STANDING`, any word that can make a
@@ -327,92 +319,6 @@ def finding_reason(summary: str, paths: Sequence[str]) -> str | None:
     return None
 
 
-_TOOL_SYNTAX = re.compile(r"apply_patch|\*\*\* Begin Patch|invalid patch|patch rejected", re.I)
-_NOT_FOUND = re.compile(
-    r"not found|No such file|cannot find|can't find|couldn'?t find|does not exist|missing|"
-    r"not recognized|no tests ran|unknown",
-    re.I,
-)
-
-
-def error_fix_reason(moment: Moment, turns: Sequence[Turn], old: str, new: str) -> str | None:
-    """A failed-then-passed command gets a draft only when what changed is what the failure
-    was about: the failure output names the program, the variable, the flag, the script or
-    the text the configuration gained (a folder counts when the failure says not found).
-    `old` / `new` are what the rule names as changed (empty for a configuration edit)."""
-    program = (commands.operation(moment.failed) or moment.operation or " ").split()[0]
-    if program.lower() in AGENT_TOOLS or _TOOL_SYNTAX.search(f"{moment.failed}\n{moment.error}"):
-        return "the agent's own tool syntax, not the project's"
-    if any("sandbox" in change for change in moment.changes):
-        return "the agent's sandbox, not the project"
-    if any(c.startswith(AFTER) for c in moment.changes):
-        return "a setup step: whether it is the fix is the reviewer's call"
-    if {"sudo", "doas"} & (set(moment.fixed.split()) - set(moment.failed.split())):
-        return "root rights on one machine, not a rule for the team"
-    failure = failure_text(moment, turns)
-    if any(c.startswith(INSIDE) for c in moment.changes):
-        return None if _UNREACHED.search(failure) else "the failure does not say what was missing"
-    if moment.edits and not moment.changes:
-        return None if new and _mentions(failure, new) else "the failure does not name the fix"
-    if old:
-        return _program_or_script_reason(moment, failure, old)
-    named = [_key(c) for c in moment.changes if not c.startswith("from ")]
-    if not moment.changes or (named and not all(_mentions(failure, c) for c in named)):
-        return "the failure does not name what changed"
-    if len(named) < len(moment.changes) and not _NOT_FOUND.search(failure):
-        return "the failure does not say the folder was wrong"
-    return None
-
-
-def _program_or_script_reason(moment: Moment, failure: str, old: str) -> str | None:
-    """ "Run X, not Y" when a line of the failure says Y itself is missing (`python: command not
-    found`, `Couldn't find a script named "test:web"`), or Y is an interpreter that lacks the
-    project's modules and X another one (`.venv/bin/python`). Not `npm test` failing on a
-    missing module then `npm list`, not a stray `#: command not found`, not a probe (`which`)."""
-    from orbit_learnings.curation.capture import wording
-
-    if missing_named(failure, old.split()[-1]):
-        return None
-    if wording.changed_programs(moment) and _MODULE_MISSING.search(failure):
-        return None
-    return "the failure does not say that what changed is missing"
-
-
-_MODULE_MISSING = re.compile(MODULE_MISSING, re.I)
-
-
-# What a container holds that the host lacks: a service's host name, a port, a program.
-_UNREACHED = re.compile(
-    r"could not (connect|translate host)|[Cc]onnection refused|ECONNREFUSED|Name or service not"
-    r" known|getaddrinfo|[Uu]nknown host|command not found|not found|No such file"
-)
-
-
-def _key(change: str) -> str:
-    """What a change names: "with `DATABASE_URL=x`" → "DATABASE_URL", "without `--watch`" →
-    "--watch" (a variable's value is no evidence: "src" is in many a failure)."""
-    named = change.split("`")[1] if change.count("`") >= 2 else change
-    return named.split("=", 1)[0]
-
-
-def changed_thing(moment: Moment) -> tuple[str, str]:
-    """(what the failing command had, what the fix added) as the rule will name them: the
-    program (`python`), the script (`test:web`), the text a configuration gained."""
-    from orbit_learnings.curation.capture import wording
-
-    if moment.edits and not moment.changes:
-        added = [wording.inserted(old, new) for _, old, new in moment.edits]
-        return "", (added[0] or "") if len(added) == 1 else ""
-    programs = wording.changed_programs(moment)
-    if programs:
-        return programs[0], ""
-    before = (commands.operation(moment.failed) or moment.operation).split()
-    after = (commands.operation(moment.fixed) or "").split()
-    if after and before and after != before:
-        return " ".join(w for w in before if w not in after), ""
-    return "", ""
-
-
 # "~/.claude/skills" is every machine's; "/Users/bholt/…" and "C:\\Users\\…" are one machine's.
 _MACHINE = re.compile(r"(?<![\w.~])([A-Za-z]:\\|/(home|Users|root)/\w|/tmp/|\\\\\w)")
 # The agent's own tools, named in a rule: their syntax and quirks are the harness's.
@@ -431,30 +337,3 @@ def machine_reason(summary: str) -> str | None:
     if _TOOL_NAMED.search(summary):
         return "the agent's own tool syntax, not the project's"
     return None
-
-
-def failure_text(moment: Moment, turns: Sequence[Turn]) -> str:
-    """The failing output the moment saw: its telling line, and the results of the calls
-    between the first failure and the pass when the session is at hand."""
-    low, high = (min(moment.lines), max(moment.lines)) if moment.lines else (0, -1)
-    results = [t.text[:4000] for t in turns if t.kind == TOOL_RESULT and low <= t.line < high]
-    return "\n".join([moment.error, *results])
-
-
-_WORD = re.compile(r"[A-Za-z_][\w.:/@-]{2,}")
-_COMMON = {"true", "false", "the", "and", "run", "with", "from", "without", "null", "none"}
-
-
-def _mentions(failure: str, thing: str) -> bool:
-    """Whether the failure names the changed thing: one of its words (a variable's name, a
-    flag without its dashes, a script, a module), whole and case-insensitive."""
-    lowered = failure.lower()
-    for word in _WORD.findall(thing.replace("=", " ").replace("`", " ")):
-        word = word.strip("-:./").lower()
-        if (
-            len(word) >= 3
-            and word not in _COMMON
-            and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered)
-        ):
-            return True
-    return False
