@@ -364,3 +364,17 @@ def test_inside_a_container_is_no_program_missing_here() -> None:
                     changes=["inside `docker compose exec web`"])  # fmt: skip
     assert reruns.rerun_reason(moment) == ""
     assert reruns.rerun_rule(moment) == "Run `pytest` inside `docker compose exec web`"
+
+
+def test_a_program_is_missing_only_when_its_own_name_is() -> None:
+    """`node` is not missing because `nodemon` is: the failure must name the program itself
+    (one test for both the rule's wording and the gate, `missing_named`)."""
+    from orbit_learnings.curation.capture.drafting import reruns
+
+    moment = Moment("error-fix", [1, 2], 0.7, failed="node build.js", operation="node",
+                    fixed="bun build.js", error="sh: 1: nodemon: not found")  # fmt: skip
+    assert reruns.rerun_reason(moment) == ""
+    assert reruns.rerun_rule(moment) == "Use `bun`, not `node`"
+    missing = Moment("error-fix", [1, 2], 0.7, failed="node build.js", operation="node",
+                     fixed="bun build.js", error="sh: 1: node: not found")  # fmt: skip
+    assert reruns.rerun_rule(missing) == "`node` is not found here: run `bun`"

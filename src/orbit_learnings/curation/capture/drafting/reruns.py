@@ -87,7 +87,6 @@ _RIGHTS = frozenset({"sudo", "doas"})  # a wrapper the rule names: "`x` needs `s
 
 
 ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours in a quoted error
-_PROGRAM_NOT_FOUND = re.compile(r"command not found|not found|not recognized|No such file", re.I)
 
 
 def rerun_rule(moment: Moment) -> str:
@@ -144,7 +143,7 @@ def _missing_program(moment: Moment) -> bool:
     programs = changed_programs(moment)
     if not programs or any(c.startswith(INSIDE) for c in moment.changes):
         return False
-    return bool(_PROGRAM_NOT_FOUND.search(moment.error)) and programs[0] in moment.error
+    return missing_named(moment.error, programs[0])
 
 
 # --- the draft's text --------------------------------------------------------------------
