@@ -33,6 +33,61 @@ def _extract(tmp_path: Path, *records: dict[str, object]) -> Extraction:
     return extract_sessions([str(write_session(tmp_path, *records))], None)
 
 
+_PLAN = (
+    "# Plan: release 2.1\n\n## Steps\n\n- Never push to `main` directly: always open a pull "
+    "request from a `release/*` branch.\n- Tag the release after the changelog is merged."
+)
+
+
+def test_a_refusal_that_hands_back_the_agents_own_plan_is_no_rule_of_the_person(
+    tmp_path: Path,
+) -> None:
+    """Found in a corpus-i session: the person refused `ExitPlanMode` by pasting the plan they
+    were shown, its markdown gone. It reads like a rule ("Never push to main directly") but
+    every word is the agent's, so it stays a moment; the same rule in the person's own words,
+    refusing a push, is still drafted."""
+    pasted = (
+        "Plan: release 2.1 Steps Never push to main directly: always open a pull request "
+        "from a release/* branch. Tag the release after the changelog is merged."
+    )
+    echoed = _extract(
+        tmp_path,
+        claude.record("user", "Plan the 2.1 release."),
+        claude.call("t1", "ExitPlanMode", plan=_PLAN),
+        claude.refused("t1", pasted),
+    )  # fmt: skip
+    assert [m.kind for _, m in echoed.moments] == ["rejection"] and echoed.drafts == []
+    assert echoed.undrafted[0]["why"] == (
+        "the agent's own words handed back (its plan, its edit), not the person's"
+    )
+    own = _extract(
+        tmp_path,
+        claude.record("user", "Ship the 2.1 release."),
+        claude.call("t1", "Bash", command="git push origin main"),
+        claude.refused("t1", "Never push to main directly: always open a pull request."),
+    )  # fmt: skip
+    assert [d.detector for d in own.drafts] == ["rejection"]
+
+
+def test_a_rule_inside_a_prompt_template_is_no_rule_of_the_person(tmp_path: Path) -> None:
+    """Found in a corpus-f session: a custom prompt (BMAD's `<steps>`) expanded into the
+    person's message holds "Always LOAD the FULL workflow.xml". The moment quotes that one
+    sentence, so the gate reads the whole message for markup; a rule the person typed with
+    the task is still drafted."""
+    template = (
+        'IT IS CRITICAL THAT YOU FOLLOW THESE STEPS:\n\n<steps CRITICAL="TRUE">\n'
+        "1. Always LOAD the FULL @.bmad/core/tasks/workflow.xml\n2. READ its entire contents\n"
+        "</steps>\n"
+    )
+    found = _extract(tmp_path, claude.record("user", template))
+    assert [m.kind for _, m in found.moments] == ["stated"] and found.drafts == []
+    assert found.undrafted[0]["why"] == "pasted markup or a prompt template, not the person's rule"
+    typed = _extract(
+        tmp_path, claude.record("user", "Fix the login form. Never commit `.env` files.")
+    )
+    assert [d.detector for d in typed.drafts] == ["stated"]
+
+
 def _edit(call_id: str, name: str) -> dict[str, object]:
     return claude.call(call_id, "Edit", file_path=f"{CWD}/{name}", old_string="a", new_string="b")
 

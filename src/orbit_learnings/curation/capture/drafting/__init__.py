@@ -111,7 +111,15 @@ def _gate(moment: Moment, summary: str, paths: list[str], turns: Sequence[Turn])
         return gate.finding_reason(summary, paths)
     if moment.kind == "hang":  # a tool waiting for a terminal, not a long job of the project's
         return gate.long_job_reason(moment.failed)
-    return gate.person_reason(summary, stopped=moment.kind in gate.STOPPED, said=moment.said)
+    stopped = moment.kind in gate.STOPPED
+    reason = gate.person_reason(summary, stopped=stopped, said=moment.said)
+    if moment.kind == "stated" and not reason:  # one sentence of the message: is it a template?
+        message = "\n".join(t.text for t in turns if t.line == moment.lines[0])
+        reason = gate.markup_reason(message)
+    refused = evidence.call_before(moment, turns) if stopped and not reason else None
+    if refused is not None and gate.echoes(moment.said, refused.tool_input):
+        return "the agent's own words handed back (its plan, its edit), not the person's"
+    return reason
 
 
 def _text_for(moment: Moment, turns: Sequence[Turn], root: str | None) -> tuple[str, str] | None:

@@ -48,7 +48,7 @@ def person_text(moment: Moment, turns: Sequence[Turn], root: str | None) -> tupl
         return found, f"The agent found:\n\n{_quote(moment.said)}{about}"
     if moment.kind in _NEEDS_CUE and not reads_as_rule(moment.said):
         return None  # "remove config files" after a failure: the next step, not a rule
-    before = _call_before(moment, turns)
+    before = call_before(moment, turns)
     rule = person_rule(moment.said, instead_of=_program(before))
     if rule is None:
         return None
@@ -66,7 +66,7 @@ def _quote(said: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
 
 
-def _call_before(moment: Moment, turns: Sequence[Turn]) -> Turn | None:
+def call_before(moment: Moment, turns: Sequence[Turn]) -> Turn | None:
     """The agent's tool call the person refused or interrupted (the last one before)."""
     if moment.kind not in ("rejection", "interruption"):
         return None

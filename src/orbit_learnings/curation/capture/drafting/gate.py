@@ -131,7 +131,7 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
     Y", "prefer X over Y", or a class with a rule word ("each X must …"); when the person
     `stopped` the agent, "use X". A rule word inside a clause of the task's request
     ("assume I do not, just use …", "… 대신 …") leaves it a moment."""
-    reason = _not_a_rule(summary) or _not_the_persons(said)
+    reason = _not_a_rule(summary) or markup_reason(said)
     if reason:
         return reason
     words = _prose(summary)  # `--approve-all` and `--pipeline all` name no class of things
@@ -207,7 +207,7 @@ _WITH_ATTRIBUTES = re.compile(r"<[A-Za-z][\w-]*(\s+[\w-]+=\"[^\"]*\")+\s*/?>")
 _OPENING = re.compile(r"<([A-Za-z][\w-]*)[\s>]")
 
 
-def _not_the_persons(said: str) -> str | None:
+def markup_reason(said: str) -> str | None:
     """Markup is a pair of one tag (`<steps …>` … `</steps>`) or two tags with attributes;
     a placeholder (`<token>`) or a generic (`Promise<any>`) is neither."""
     prose = _prose(said)
@@ -289,6 +289,22 @@ def _not_a_rule(summary: str) -> str | None:
     if _BUG_REPORT.search(summary) or _OUTPUT.match(summary):
         return "a bug report or an error, not a rule"
     return None
+
+
+_ECHO_WORD = re.compile(r"\w{3,}")
+ECHOED = 0.8  # of the reason's words found in the refused call's own input
+ECHO_WORDS = 12  # a short reason shares words with any call ("use pnpm" with `npm i`)
+
+
+def echoes(said: str, call_input: dict[str, object]) -> bool:
+    """Whether the person's reason for refusing is the refused call's own text handed back:
+    the plan they were shown, pasted into the refusal with its markdown gone, reads like a
+    rule but every word of it is the agent's."""
+    words = [w.lower() for w in _ECHO_WORD.findall(said)]
+    if len(words) < ECHO_WORDS:
+        return False
+    given = {w.lower() for w in _ECHO_WORD.findall(" ".join(map(str, call_input.values())))}
+    return sum(w in given for w in words) >= ECHOED * len(words)
 
 
 # A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
