@@ -39,3 +39,15 @@ def test_the_tuning_set_keeps_what_it_reached(reports: dict[str, dict[str, objec
     assert (
         isinstance(coverage, dict) and coverage["covered"] >= 23
     )  # 0.11 on main, 0.56 before signals
+
+
+def test_the_reflection_replay_names_lessons_the_prompt_cues_never_do() -> None:
+    """scripts/eval_reflection.py on the tuning set: the transcript's moments are named, and
+    ask in fewer sessions labelled empty than a rule-shaped prompt does."""
+    import eval_reflection
+
+    tally = eval_reflection.Tally()
+    eval_reflection.replay(eval_capture.folder("tuning"), eval_capture.load("tuning"), tally)
+    assert tally.sessions == 22 and tally.named > 0
+    assert tally.asked_empty["moments"] <= tally.asked_empty["cues"]
+    assert "transcript moments" in eval_reflection.report(tally)

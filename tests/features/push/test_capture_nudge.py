@@ -71,3 +71,100 @@ def test_reflect_installs_the_stop_entry_only_when_switched_on(workspace: Path) 
     assert run_orbit("hooks", "install", "--claude", cwd=workspace).code == 0
     settings = json.loads((workspace / ".claude/settings.json").read_text())
     assert "Stop" in settings["hooks"]
+
+
+def _transcript(root: Path, *records: dict[str, object]) -> Path:
+    from tests.features.authoring.claude_records import write_session
+
+    folder = root / ".orbit/state"  # where git never looks
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_session(folder, *records)
+
+
+def _python_then_python3() -> list[dict[str, object]]:
+    from tests.features.authoring import claude_records as claude
+
+    return [
+        claude.record("user", "Regenerate the fixtures."),
+        claude.call("t1", "Bash", command="python scripts/make_fixtures.py"),
+        claude.result("t1", "bash: python: command not found", error=True),
+        claude.call("t2", "Bash", command="python3 scripts/make_fixtures.py"),
+        claude.result("t2", "wrote 12 fixtures"),
+    ]
+
+
+def test_the_reflection_reads_the_transcript_and_names_what_it_noticed(
+    workspace: Path,
+) -> None:
+    """No rule-shaped prompt, but the transcript the Stop payload points at holds a command
+    that failed and then passed another way: the reflection asks once and names it."""
+    switch_on(workspace)
+    transcript = _transcript(workspace, *_python_then_python3())
+    stop = payload("claude-code.Stop.json", workspace, transcript_path=str(transcript))
+    reason = json.loads(hook(workspace, stop))["reason"]
+    assert "What orbit noticed:\n- `python scripts/make_fixtures.py` failed" in reason
+    assert "bash: python: command not found" in reason
+    assert "then `python3 scripts/make_fixtures.py` passed" in reason
+    assert hook(workspace, stop) == ""  # once a session
+
+
+def test_no_reflection_when_the_transcript_shows_a_proposal_or_no_moment(
+    workspace: Path,
+) -> None:
+    from tests.features.authoring import claude_records as claude
+
+    switch_on(workspace)
+    proposed = _transcript(
+        workspace,
+        *_python_then_python3(),
+        claude.call("t3", "Bash", command="orbit learning propose --summary 'Run python3'"),
+    )
+    stop = payload("claude-code.Stop.json", workspace, transcript_path=str(proposed))
+    assert hook(workspace, stop) == ""
+    quiet = _transcript(workspace, claude.record("user", "Regenerate the fixtures."))
+    other = payload("claude-code.Stop.json", workspace, session_id="s-2",
+                    transcript_path=str(quiet))  # fmt: skip
+    assert hook(workspace, other) == ""
+    state = workspace / ".orbit/state/capture-moments.json"
+    assert "s-2" not in (state.read_text() if state.exists() else "")  # nothing to remember
+
+
+def test_the_end_of_a_long_transcript_is_read_from_a_record_start(tmp_path: Path) -> None:
+    """A hook reads a bounded end of the session: the record cut in half is left out, the
+    moment at the end is found, whatever came before."""
+    from orbit_learnings.curation.capture.moments import find_moments
+    from orbit_learnings.curation.capture.readers import read_session_end
+    from tests.features.authoring import claude_records as claude
+
+    filler = [claude.record("assistant", [{"type": "text", "text": "x" * 500}])] * 40
+    path = _transcript(tmp_path, *filler, *_python_then_python3())
+    session = read_session_end(str(path), max_bytes=4000)
+    assert session.skipped == 0 and 0 < session.lines < 45
+    assert [m.kind for m in find_moments(session)] == ["error-fix"]
+
+
+def test_with_a_transcript_its_moments_decide_not_the_prompt_cues(workspace: Path) -> None:
+    """The prompt hook counts any rule-shaped message; the transcript's moment finders are
+    `extract`'s own, so when the transcript is there they decide: "Why should the total be
+    negative here?" (a cue, a question) asks nothing, the rule itself is named."""
+    from tests.features.authoring import claude_records as claude
+
+    switch_on(workspace)
+    chatty = "Why should the total be negative here?"
+    hook(workspace, payload("claude-code.UserPromptSubmit.json", workspace, prompt=chatty))
+    transcript = _transcript(
+        workspace, claude.record("user", "Fix the invoice totals."), claude.record("user", chatty)
+    )
+    stop = payload("claude-code.Stop.json", workspace, transcript_path=str(transcript))
+    assert hook(workspace, stop) == ""
+    ruled = _transcript(
+        workspace,
+        claude.record("user", "Fix the invoice totals."),
+        claude.call("t1", "Edit", file_path="/repo/billing/totals.py", old_string="a",
+                    new_string="total = float(a)"),
+        claude.result("t1", "ok"),
+        claude.record("user", RULE),
+    )  # fmt: skip
+    other = payload("claude-code.Stop.json", workspace, session_id="s-3",
+                    transcript_path=str(ruled))  # fmt: skip
+    assert f'the user said: "{RULE}"' in json.loads(hook(workspace, other))["reason"]

@@ -12,8 +12,12 @@ capture:
 
 The nudge is about 60 tokens, added only to prompts that read as a rule (`never`,
 `always`, `instead`, `以后`, … — the same cues `extract` uses). The reflection blocks the
-end of a turn at most once a session, and never when the session proposed something since
-the first moment or when Claude Code says a stop hook is already active.
+end of a turn at most once a session, and never when the session proposed something or
+when Claude Code says a stop hook is already active. It reads the end of the session's
+transcript with `extract`'s own moment finders, so it asks after any moment (a refusal, a
+command that failed and then passed another way, a finding), not only a rule-shaped prompt,
+and names up to three of them (about 70 tokens, plus 40 a moment): patterns find where a
+lesson shows, the agent that lived it writes it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.layout import CAPTURE_MOMENTS_FILE
 from orbit_learnings.store.workspace import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.curation.capture.moments import Moment
+    from orbit_learnings.curation.capture.sessions import Turn
+
 STATE_FILE = CAPTURE_MOMENTS_FILE  # session -> {"moments", "asked", "proposals"}
 MAX_SESSIONS = 200  # the state keeps the most recent sessions only: it is a hint, not a log
 NUDGE = (
@@ -33,11 +42,15 @@ NUDGE = (
     "--path ... --body ...` or the MCP tool orbit.learning.propose. A person reviews it."
 )
 REFLECT = (
-    "Before you finish: the user corrected or stated a convention of this repository in this "
-    "session and no learning was proposed. If it will matter next time, propose one now "
+    "Before you finish: this session had a moment where a lesson about this repository may "
+    "show (the user corrected or stated a convention, or something failed and then worked "
+    "another way) and no learning was proposed. If it will matter next time, propose one now "
     "(`orbit learning propose` or orbit.learning.propose) — summary one line, scope as narrow "
-    "as the lesson, the user's words as evidence. If not, just finish."
+    "as the lesson, the user's words or the failing output as evidence. If not, just finish."
 )
+NOTICED = "\n\nWhat orbit noticed:\n"
+MAX_NOTICED = 3
+TRANSCRIPT_BYTES = 4 << 20  # the end of the session read at a stop: bounded, a hook never waits
 
 
 def switched_on(ws: Workspace) -> set[str]:
@@ -76,17 +89,84 @@ def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
     return NUDGE if "nudge" in on else ""
 
 
-def at_stop(ws: Workspace, session: str | None, *, already_active: bool) -> str:
-    """The reflection request, once a session, when a moment came and nothing was proposed."""
+def at_stop(
+    ws: Workspace, session: str | None, *, already_active: bool, transcript: str | None = None
+) -> str:
+    """The reflection request, once a session, when a moment came and nothing was proposed:
+    a rule-shaped prompt the nudge saw, or a moment in the end of the `transcript`."""
     if not session or already_active or not enabled(ws, "reflect"):
         return ""
     states = _load(ws)
-    state = states.get(session)
-    if not state or state.get("asked") or not state.get("moments"):
+    state = states.get(session, {})
+    if state.get("asked"):
         return ""
+    read = _read_transcript(transcript)
+    noticed, proposed = read if read is not None else ([], False)
+    if not noticed and (read is not None or not state.get("moments")):
+        return ""  # the transcript, when there is one, says better than the prompts did
     state["asked"] = True
+    states[session] = state
     _save(ws, states)
-    return "" if _count(ws) > _number(state.get("proposals")) else REFLECT
+    if proposed or ("proposals" in state and _count(ws) > _number(state.get("proposals"))):
+        return ""
+    listed = "".join(f"- {line}\n" for line in noticed[:MAX_NOTICED])
+    return REFLECT + (NOTICED + listed.rstrip() if listed else "")
+
+
+def _read_transcript(path: str | None) -> tuple[list[str], bool] | None:
+    """The moments in the end of the session as one line each, and whether the session
+    already proposed a learning; None when there is no transcript to read."""
+    if not path or not os.path.isfile(path):
+        return None
+    from orbit_learnings.curation.capture.moments import find_moments
+    from orbit_learnings.curation.capture.readers import read_session_end
+
+    try:
+        session = read_session_end(path, max_bytes=TRANSCRIPT_BYTES)
+    except (OSError, ValueError):
+        return None
+    proposed = any(_proposes(turn) for turn in session.turns)
+    ordered = sorted(find_moments(session), key=lambda m: m.lines[0])
+    return [described(m) for m in ordered], proposed
+
+
+def _proposes(turn: Turn) -> bool:
+    """A call of `orbit learning propose`, by the CLI or the MCP tool."""
+    from orbit_learnings.curation.capture.sessions import TOOL_USE
+
+    if turn.kind != TOOL_USE:
+        return False
+    name = turn.tool.replace("_", ".").lower()
+    return name.endswith("learning.propose") or "learning propose" in str(
+        turn.tool_input.get("command", "")
+    )
+
+
+_SAID = {
+    "rejection": "the user refused a call and said",
+    "interruption": "the user interrupted and said",
+    "queued": "the user said while you worked",
+    "redo": "the user said after your edit",
+    "pasted-error": "the user showed a failure",
+    "stated": "the user stated with the task",
+    "finding": "you found",
+}
+
+
+def described(moment: Moment) -> str:
+    """A moment as one line the agent can place: what was said, or what failed and how it
+    then passed."""
+    if moment.kind == "error-fix" and moment.failed:
+        failed, fixed = _short(moment.failed, 60), _short(moment.fixed, 60)
+        passed = f"then `{fixed}` passed" if fixed and fixed != failed else "then it passed"
+        return f"`{failed}` failed ({_short(moment.error, 70)}); {passed}"
+    words = moment.said or moment.failed or moment.error
+    return f'{_SAID.get(moment.kind, "the user said")}: "{_short(words, 110)}"'
+
+
+def _short(text: str, most: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
 def _number(value: object) -> int:

@@ -7,6 +7,7 @@ counted (`Session.skipped`), so a damaged file says so instead of yielding "0 dr
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from orbit_learnings.curation.capture import claude, codex
@@ -25,7 +26,23 @@ def read_session(path: str, *, max_bytes: int) -> Session:
         raw = handle.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise ValueError(f"larger than {max_bytes // (1 << 20)} MiB")
-    text = raw.decode("utf-8", errors="replace")
+    return _session_of(path, raw.decode("utf-8", errors="replace"))
+
+
+def read_session_end(path: str, *, max_bytes: int) -> Session:
+    """The last `max_bytes` of a JSONL session, from a record's start: what a hook at the end
+    of a turn reads, bounded however long the session has grown (line numbers count from
+    where the read began)."""
+    with open(path, "rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - max_bytes))
+        raw = handle.read(max_bytes)
+    if size > max_bytes:
+        raw = raw.partition(b"\n")[2]  # the record cut in half is not read
+    return _session_of(path, raw.decode("utf-8", errors="replace"))
+
+
+def _session_of(path: str, text: str) -> Session:
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if not first.startswith("{"):
         return Session(path, "text", _from_text(text), lines=len(text.splitlines()))

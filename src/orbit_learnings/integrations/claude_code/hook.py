@@ -13,7 +13,8 @@
   match confidently, in the same dedup set as the tool calls (so the first Read of that
   file adds nothing new); silence when nothing is confident.
 - `Stop` (installed when `capture.reflect` is on in `.orbit/config.yaml`): once a session,
-  when the user stated a rule and nothing was proposed, ask the agent to propose it.
+  when a moment shows in the end of the transcript (`transcript_path`) or the user stated a
+  rule, and nothing was proposed, ask the agent to propose it, naming what was noticed.
   `UserPromptSubmit` adds the one-line nudge when `capture.nudge` is on.
 - `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
   once, with the learnings as the reason.
@@ -57,7 +58,8 @@ def respond(
     if event == "UserPromptSubmit":
         return _prompt(payload, ws, session, record=record)
     if event == "Stop":
-        return _stop(ws, session, already_active=payload.get("stop_hook_active") is True)
+        active = payload.get("stop_hook_active") is True
+        return _stop(ws, session, text_field(payload, "transcript_path"), already_active=active)
     if event == "SubagentStart":
         return _subagent(payload, ws, session, record=record)
     touch = _touch(payload, session)
@@ -133,11 +135,13 @@ def _nudge(ws: Workspace, session: str | None, prompt: str | None) -> str:
     return nudge.at_prompt(ws, session, prompt)
 
 
-def _stop(ws: Workspace, session: str | None, *, already_active: bool) -> str:
+def _stop(
+    ws: Workspace, session: str | None, transcript: str | None, *, already_active: bool
+) -> str:
     """Capture's opt-in reflection: block the stop once with the request as the reason."""
     from orbit_learnings.curation.capture import nudge
 
-    reason = nudge.at_stop(ws, session, already_active=already_active)
+    reason = nudge.at_stop(ws, session, already_active=already_active, transcript=transcript)
     return json.dumps({"decision": "block", "reason": reason}) + "\n" if reason else ""
 
 
