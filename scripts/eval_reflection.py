@@ -15,9 +15,12 @@ would ask:
 - transcript moments: `extract`'s own moment finders on the session so far find one; the
   request names up to `nudge.MAX_NOTICED` of them.
 
+With the nudge on too, each later prompt names up to three moments the transcript shows that
+were not named yet (the Stop of a turn comes before the next prompt).
+
 Reported: the share of sessions it asks in (and of sessions labelled empty), the share of
-labelled lessons in the sessions it asks in, and the share it names (a named moment covers
-the lesson, as `eval_capture.covers` counts it). Reports only; it asserts nothing.
+labelled lessons in the sessions it asks in, and the share named (a named moment covers the
+lesson, as `eval_capture.covers` counts it). Reports only; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import eval_capture  # noqa: E402  (beside this script)
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from orbit_learnings.curation.capture.moments import Moment
+
 
 @dataclasses.dataclass
 class Tally:
@@ -45,7 +52,8 @@ class Tally:
         default_factory=lambda: {"cues": 0, "moments": 0}
     )
     reached: dict[str, int] = dataclasses.field(default_factory=lambda: {"cues": 0, "moments": 0})
-    named: int = 0
+    named: int = 0  # by the reflection alone
+    named_with_nudge: int = 0  # by the reflection and the nudge at each later prompt
 
 
 def replay(folder: Path, sessions: list[dict[str, Any]], tally: Tally) -> None:
@@ -63,15 +71,30 @@ def replay(folder: Path, sessions: list[dict[str, Any]], tally: Tally) -> None:
         texts = [session.turns[i].text for i in said]
         cues = any(len(text.split()) >= 3 and rule_cue(text[:2000]) for text in texts)
         _count(tally, "cues", asked=cues, lessons=lessons)
+        asked = False
+        named: list[Moment] = []
+        by_nudge: list[Moment] = []
         for end in [*said[1:], len(session.turns)]:
             so_far = dataclasses.replace(session, turns=session.turns[:end])
-            found = sorted(find_moments(so_far), key=lambda m: m.lines[0])[:MAX_NOTICED]
-            if found:
-                _count(tally, "moments", asked=True, lessons=lessons)
-                tally.named += sum(
-                    any(eval_capture.covers(m.lines, lesson) for m in found) for lesson in lessons
-                )
-                break
+            found = sorted(find_moments(so_far), key=lambda m: m.lines[0])
+            fresh = [m for m in found if _key(m) not in {_key(n) for n in by_nudge}]
+            if found and not asked:  # the Stop that ends the turn
+                asked, named = True, found[:MAX_NOTICED]
+                by_nudge += fresh[:MAX_NOTICED]
+                fresh = fresh[MAX_NOTICED:]
+            if end < len(session.turns):  # the next prompt
+                by_nudge += fresh[:MAX_NOTICED]
+        _count(tally, "moments", asked=asked, lessons=lessons)
+        tally.named += _covered(named, lessons)
+        tally.named_with_nudge += _covered(by_nudge, lessons)
+
+
+def _key(moment: Moment) -> tuple[str, str]:
+    return moment.kind, moment.said or moment.failed
+
+
+def _covered(moments: list[Moment], lessons: list[Any]) -> int:
+    return sum(any(eval_capture.covers(m.lines, lesson) for m in moments) for lesson in lessons)
 
 
 def _count(tally: Tally, trigger: str, *, asked: bool, lessons: list[Any]) -> None:
@@ -93,6 +116,7 @@ def report(tally: Tally) -> str:
             f"{share(tally.reached[trigger], tally.lessons)}; named "
             + (share(tally.named, tally.lessons) if trigger == "moments" else "none")
         )
+    rows.append(f"{'with the nudge':<19} names {share(tally.named_with_nudge, tally.lessons)}")
     return "\n".join(rows)
 
 

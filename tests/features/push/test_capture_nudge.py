@@ -168,3 +168,20 @@ def test_with_a_transcript_its_moments_decide_not_the_prompt_cues(workspace: Pat
     other = payload("claude-code.Stop.json", workspace, session_id="s-3",
                     transcript_path=str(ruled))  # fmt: skip
     assert f'the user said: "{RULE}"' in json.loads(hook(workspace, other))["reason"]
+
+
+def test_the_nudge_names_each_moment_of_the_transcript_once(workspace: Path) -> None:
+    """At the next prompt the nudge names what the last turns showed (a command that failed,
+    then passed another way), once; the reflection at Stop then names nothing twice."""
+    switch_on(workspace)
+    transcript = _transcript(workspace, *_python_then_python3())
+    prompt = payload("claude-code.UserPromptSubmit.json", workspace, prompt="Now the docs.",
+                     transcript_path=str(transcript))  # fmt: skip
+    context = json.loads(hook(workspace, prompt))["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("orbit noticed in this session")
+    assert "- `python scripts/make_fixtures.py` failed" in context
+    assert "orbit learning propose" not in context  # "Now the docs." states no rule
+    assert hook(workspace, prompt) == ""  # named once
+    stop = payload("claude-code.Stop.json", workspace, transcript_path=str(transcript))
+    reason = json.loads(hook(workspace, stop))["reason"]
+    assert reason.startswith("Before you finish") and "What orbit noticed" not in reason

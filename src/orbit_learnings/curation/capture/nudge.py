@@ -49,7 +49,12 @@ REFLECT = (
     "as the lesson, the user's words or the failing output as evidence. If not, just finish."
 )
 NOTICED = "\n\nWhat orbit noticed:\n"
-MAX_NOTICED = 3
+NOTICED_SINCE = (
+    "orbit noticed in this session (propose a learning only if it will matter next time; "
+    "a person reviews it):\n"
+)
+MAX_NOTICED = 3  # moments named in one request
+MAX_NAMED = 50  # moments remembered as named, per session
 TRANSCRIPT_BYTES = 4 << 20  # the end of the session read at a stop: bounded, a hook never waits
 
 
@@ -70,30 +75,44 @@ def enabled(ws: Workspace, key: str) -> bool:
     return key in switched_on(ws)
 
 
-def at_prompt(ws: Workspace, session: str | None, prompt: str | None) -> str:
-    """The nudge for a prompt that reads as a rule, when switched on; else ""."""
+def at_prompt(
+    ws: Workspace, session: str | None, prompt: str | None, *, transcript: str | None = None
+) -> str:
+    """The nudge, when switched on: a line when the prompt reads as a rule, and the moments
+    the `transcript` shows since the last one named (each named once); else ""."""
     text = (prompt or "").strip()
-    if not session or len(text.split()) < 3:
+    if not session:
         return ""
     on = switched_on(ws)
     if not on:
         return ""  # off (the default): the prompt hook pays for nothing more
     from orbit_learnings.curation.capture.moments import rule_cue
 
-    if not rule_cue(text[:2000]):
-        return ""
+    ruled = len(text.split()) >= 3 and bool(rule_cue(text[:2000]))
+    read = _read_transcript(transcript) if "nudge" in on else None
     states = _load(ws)
-    state = states.setdefault(session, {"moments": 0, "asked": False, "proposals": _count(ws)})
-    state["moments"] = _number(state.get("moments")) + 1
+    state = states.get(session, {})
+    fresh = _unnamed(state, read[0] if read else [])
+    if not ruled and not fresh:
+        return ""
+    if ruled:
+        state.setdefault("proposals", _count(ws))
+        state["moments"] = _number(state.get("moments")) + 1
+    states[session] = state
     _save(ws, states)
-    return NUDGE if "nudge" in on else ""
+    if "nudge" not in on:
+        return ""
+    return "\n\n".join(
+        ([NUDGE] if ruled else []) + ([NOTICED_SINCE + _listed(fresh)] if fresh else [])
+    )
 
 
 def at_stop(
     ws: Workspace, session: str | None, *, already_active: bool, transcript: str | None = None
 ) -> str:
     """The reflection request, once a session, when a moment came and nothing was proposed:
-    a rule-shaped prompt the nudge saw, or a moment in the end of the `transcript`."""
+    a moment in the end of the `transcript` (those a nudge has not named yet are named), or
+    without one, a rule-shaped prompt the nudge saw."""
     if not session or already_active or not enabled(ws, "reflect"):
         return ""
     states = _load(ws)
@@ -104,13 +123,33 @@ def at_stop(
     noticed, proposed = read if read is not None else ([], False)
     if not noticed and (read is not None or not state.get("moments")):
         return ""  # the transcript, when there is one, says better than the prompts did
+    fresh = _unnamed(state, noticed)
     state["asked"] = True
     states[session] = state
     _save(ws, states)
     if proposed or ("proposals" in state and _count(ws) > _number(state.get("proposals"))):
         return ""
-    listed = "".join(f"- {line}\n" for line in noticed[:MAX_NOTICED])
-    return REFLECT + (NOTICED + listed.rstrip() if listed else "")
+    return REFLECT + (NOTICED + _listed(fresh) if fresh else "")
+
+
+def _unnamed(state: dict[str, object], noticed: list[str]) -> list[str]:
+    """The moments not named to this session yet, at most `MAX_NOTICED`, marked named."""
+    named = state.get("named")
+    seen = [str(key) for key in named] if isinstance(named, list) else []
+    fresh = [line for line in noticed if _key(line) not in seen][:MAX_NOTICED]
+    if fresh:
+        state["named"] = (seen + [_key(line) for line in fresh])[-MAX_NAMED:]
+    return fresh
+
+
+def _key(line: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(line.encode("utf-8")).hexdigest()[:12]
+
+
+def _listed(lines: list[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines)
 
 
 def _read_transcript(path: str | None) -> tuple[list[str], bool] | None:

@@ -15,7 +15,8 @@
 - `Stop` (installed when `capture.reflect` is on in `.orbit/config.yaml`): once a session,
   when a moment shows in the end of the transcript (`transcript_path`) or the user stated a
   rule, and nothing was proposed, ask the agent to propose it, naming what was noticed.
-  `UserPromptSubmit` adds the one-line nudge when `capture.nudge` is on.
+  `UserPromptSubmit` adds the one-line nudge when `capture.nudge` is on, and names each
+  moment the transcript shows once.
 - `PreToolUse` of `Write` with `--deny-new-writes` (opt-in): deny creating a new file
   once, with the learnings as the reason.
 
@@ -86,7 +87,7 @@ def _prompt(payload: dict[str, object], ws: Workspace, session: str | None, *, r
         return ""
     prompt = text_field(payload, "prompt")
     found = hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
-    nudge = _nudge(ws, session, prompt)
+    nudge = _nudge(ws, session, prompt, text_field(payload, "transcript_path"))
     return answer("UserPromptSubmit", "\n\n".join(t for t in (found, nudge) if t))
 
 
@@ -128,11 +129,12 @@ def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bo
     return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **decision}}) + "\n"
 
 
-def _nudge(ws: Workspace, session: str | None, prompt: str | None) -> str:
-    """Capture's opt-in nudge when the prompt reads as a rule (see curation.capture.nudge)."""
+def _nudge(ws: Workspace, session: str | None, prompt: str | None, transcript: str | None) -> str:
+    """Capture's opt-in nudge when the prompt reads as a rule, naming the moments the
+    transcript shows since the last one named (see curation.capture.nudge)."""
     from orbit_learnings.curation.capture import nudge
 
-    return nudge.at_prompt(ws, session, prompt)
+    return nudge.at_prompt(ws, session, prompt, transcript=transcript)
 
 
 def _stop(
