@@ -55,6 +55,8 @@ SET_NAMES = (
     "corpus-h",
     "corpus-i",
     "corpus-j",
+    "corpus-k",
+    "corpus-l",
     "heldout",
 )
 
