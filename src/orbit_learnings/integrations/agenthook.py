@@ -45,6 +45,7 @@ class AgentHook(Integration):
     start_events: tuple[str, ...] = ()  # a session (re)starts: the note, and forgetting on clear
     compact_events: tuple[str, ...] = ()  # the context is about to be compacted: forget
     prompt_events: tuple[str, ...] = ()  # the user submitted a prompt (its text in `prompt`)
+    stop_events: tuple[str, ...] = ()  # a turn ends: capture's reflection, with capture.reflect
 
     def event_of(self, payload: dict[str, object]) -> str:
         return text_field(payload, "hook_event_name") or ""
@@ -107,9 +108,13 @@ class AgentHook(Integration):
         except Exception as exc:  # a hook must never break the agent
             return "", f"orbit hook: skipped ({type(exc).__name__}: {exc})\n"
 
-    def wanted(self, command: str, *, prompt: bool = True) -> dict[str, list[Any]]:
+    def wanted(
+        self, command: str, *, prompt: bool = True, reflect: bool = False
+    ) -> dict[str, list[Any]]:
+        """Our entry per event; the stop events only with `reflect` (capture.reflect)."""
         entries: dict[str, list[Any]] = {}
-        for event, matcher in self.events.items():
+        stops = dict.fromkeys(self.stop_events if reflect else ())
+        for event, matcher in {**self.events, **stops}.items():
             if event in self.prompt_events and not prompt:
                 continue
             handler = self.handler(command, matcher)
@@ -121,6 +126,13 @@ class AgentHook(Integration):
             else:
                 entries[event] = [handler]
         return entries
+
+    def reflects(self, ws: Workspace) -> bool:
+        """Whether the stop events get an entry: this agent has one, and the repository
+        switched capture's reflection on (`capture.reflect` in .orbit/config.yaml)."""
+        from orbit_learnings.curation.capture.nudge import enabled
+
+        return bool(self.stop_events) and enabled(ws, "reflect")
 
     def markers(self, command: str | None) -> tuple[str, ...]:
         """The commands orbit writes here, or `command` when one was given."""
@@ -140,7 +152,7 @@ class AgentHook(Integration):
         entry = command or hookfiles.entry(self.command)
         return hookfiles.install(
             self.settings_path(ws),
-            self.wanted(entry, prompt=prompt),
+            self.wanted(entry, prompt=prompt, reflect=self.reflects(ws)),
             self.markers(command),
             nested=self.nested,
             extra=self.extra_settings(),
@@ -201,6 +213,34 @@ class AgentHook(Integration):
         else:
             found = Check(label, "warn", f"{unguarded} orbit unguarded: {commands[0]}")
         return [found, dryrun.check(self.name, self.probe, ws, commands[0], sample_path)]
+
+
+def capture_nudge(
+    ws: Workspace, session: str | None, payload: dict[str, object], found: str
+) -> str:
+    """The prompt's learnings (`found`) and capture's opt-in nudge after them: a line when
+    the prompt reads as a rule, and the moments the transcript showed since the last one
+    named (curation.capture.nudge; nothing unless capture.nudge is on)."""
+    from orbit_learnings.curation.capture import nudge
+
+    prompt, transcript = text_field(payload, "prompt"), text_field(payload, "transcript_path")
+    said = nudge.at_prompt(ws, session, prompt, transcript=transcript)
+    return "\n\n".join(text for text in (found, said) if text)
+
+
+def capture_reflection(ws: Workspace, session: str | None, payload: dict[str, object]) -> str:
+    """Capture's opt-in reflection at a turn's end: block the stop once, with the request
+    (and the moments noticed) as the reason; "" otherwise. Claude Code's and Codex's Stop
+    read `{"decision": "block", "reason": …}` alike."""
+    from orbit_learnings.curation.capture import nudge
+
+    reason = nudge.at_stop(
+        ws,
+        session,
+        already_active=payload.get("stop_hook_active") is True,
+        transcript=text_field(payload, "transcript_path"),
+    )
+    return json.dumps({"decision": "block", "reason": reason}) + "\n" if reason else ""
 
 
 def text_field(payload: dict[str, object], *keys: str) -> str | None:

@@ -244,3 +244,40 @@ def test_a_config_toml_orbit_cannot_extend_is_left_alone(workspace: Path, orbit:
     outcome = orbit("hooks", "install", "--codex")
     assert outcome.code != 0 and "config.toml" in outcome.err and "Traceback" not in outcome.err
     assert toml.read_text() == theirs and not (workspace / SETTINGS).exists()
+
+
+def test_capture_reflect_adds_a_stop_entry_that_names_the_rollouts_moments(
+    workspace: Path, orbit: CliRunner
+) -> None:
+    """With capture.reflect (and nudge) on, `hooks install --codex` writes a Stop entry; fed
+    the documented Stop payload pointing at a rollout where `python` failed and `python3`
+    passed, it blocks the stop once and names that moment; the nudge names it at the prompt
+    of a session it was not named to yet."""
+    from tests.features.authoring import codex_records
+
+    assert orbit("hooks", "install", "--codex").code == 0
+    assert "Stop" not in json.loads((workspace / SETTINGS).read_text())["hooks"]
+    (workspace / ".orbit/config.yaml").write_text("capture:\n  nudge: true\n  reflect: true\n")
+    assert orbit("hooks", "install", "--codex").code == 0
+    (workspace / ".orbit/state").mkdir(exist_ok=True)
+    rollout = codex_records.rollout(workspace / ".orbit/state", [
+        ("user", "Regenerate the fixtures."),
+        ("shell", "call_1", "python scripts/make_fixtures.py"),
+        ("output", "call_1", "bash: python: command not found", 127),
+        ("shell", "call_2", "python3 scripts/make_fixtures.py"),
+        ("output", "call_2", "wrote 12 fixtures", 0),
+    ], str(workspace))  # fmt: skip
+    stop = json.loads(fixture("codex.Stop", workspace, "cx"))
+    stop["transcript_path"] = rollout
+    answer = json.loads(run(entry(workspace, "Stop"), json.dumps(stop), workspace))
+    assert answer["decision"] == "block"
+    assert (
+        "- `python scripts/make_fixtures.py` failed (bash: python: command not found)"
+        in (answer["reason"])
+    )
+    assert run(entry(workspace, "Stop"), json.dumps(stop), workspace) == ""  # once
+    ask = json.loads(fixture("codex.UserPromptSubmit", workspace, "cy"))
+    ask.update(prompt="Now the docs.", transcript_path=rollout)
+    said = context(run(entry(workspace, "UserPromptSubmit"), json.dumps(ask), workspace),
+                   "UserPromptSubmit")  # fmt: skip
+    assert said.startswith("orbit noticed in this session") and "python3" in said

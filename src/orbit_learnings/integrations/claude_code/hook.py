@@ -36,7 +36,12 @@ import json
 import os
 
 from orbit_learnings.core.scope import RepoPath
-from orbit_learnings.integrations.agenthook import text_field, touch_of
+from orbit_learnings.integrations.agenthook import (
+    capture_nudge,
+    capture_reflection,
+    text_field,
+    touch_of,
+)
 from orbit_learnings.push import hookflow
 from orbit_learnings.store.workspace import Workspace, to_repo_relative
 
@@ -59,8 +64,7 @@ def respond(
     if event == "UserPromptSubmit":
         return _prompt(payload, ws, session, record=record)
     if event == "Stop":
-        active = payload.get("stop_hook_active") is True
-        return _stop(ws, session, text_field(payload, "transcript_path"), already_active=active)
+        return capture_reflection(ws, session, payload)
     if event == "SubagentStart":
         return _subagent(payload, ws, session, record=record)
     touch = _touch(payload, session)
@@ -87,8 +91,7 @@ def _prompt(payload: dict[str, object], ws: Workspace, session: str | None, *, r
         return ""
     prompt = text_field(payload, "prompt")
     found = hookflow.prompt_submitted(ws, session, prompt, layer=LAYER, record=record)
-    nudge = _nudge(ws, session, prompt, text_field(payload, "transcript_path"))
-    return answer("UserPromptSubmit", "\n\n".join(t for t in (found, nudge) if t))
+    return answer("UserPromptSubmit", capture_nudge(ws, session, payload, found))
 
 
 def _subagent(
@@ -127,24 +130,6 @@ def _before_tool(ws: Workspace, touch: hookflow.Touch, *, deny: bool, record: bo
     reason = text + "\nRetry the same Write to create the file."
     decision = {"permissionDecision": "deny", "permissionDecisionReason": reason}
     return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **decision}}) + "\n"
-
-
-def _nudge(ws: Workspace, session: str | None, prompt: str | None, transcript: str | None) -> str:
-    """Capture's opt-in nudge when the prompt reads as a rule, naming the moments the
-    transcript shows since the last one named (see curation.capture.nudge)."""
-    from orbit_learnings.curation.capture import nudge
-
-    return nudge.at_prompt(ws, session, prompt, transcript=transcript)
-
-
-def _stop(
-    ws: Workspace, session: str | None, transcript: str | None, *, already_active: bool
-) -> str:
-    """Capture's opt-in reflection: block the stop once with the request as the reason."""
-    from orbit_learnings.curation.capture import nudge
-
-    reason = nudge.at_stop(ws, session, already_active=already_active, transcript=transcript)
-    return json.dumps({"decision": "block", "reason": reason}) + "\n" if reason else ""
 
 
 def answer(event: str, text: str, *, foreign: bool = False) -> str:

@@ -14,7 +14,11 @@ Orbit answers:
   for the files touched. A patch arrives whole in `tool_input.command`; its
   `*** Update File:` / `*** Add File:` lines name the files;
 - `SubagentStart`: the note; a subagent's events carry `agent_id` (and its parent's
-  `session_id`), and get a dedup set of their own.
+  `session_id`), and get a dedup set of their own;
+- capture's opt-in moments (`capture.nudge`, `capture.reflect` in .orbit/config.yaml), as
+  for Claude Code: the nudge after the prompt's learnings, and a `Stop` entry whose answer
+  `{"decision": "block", "reason": …}` asks once for a proposal, naming the moments the
+  rollout (`transcript_path`) shows.
 
 The entry is guarded like every agent entry, so a teammate without orbit gets a silent
 success. Codex runs project hooks only in a trusted project, after the user trusts
@@ -22,7 +26,8 @@ each hook.
 
 Reference (read 2026-11-26): https://developers.openai.com/codex/hooks and the payload
 schemas in openai/codex `codex-rs/hooks/schema/generated/` (apply_patch hooks: PR #18391,
-released in 0.123.0; SubagentStart: PR #22782).
+released in 0.123.0; SubagentStart: PR #22782; Stop: `stop.command.input.schema.json`,
+`stop.command.output.schema.json`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,13 @@ from __future__ import annotations
 import json
 
 from orbit_learnings.core.agents import tools as agenttools
-from orbit_learnings.integrations.agenthook import AgentHook, text_field, touch_of
+from orbit_learnings.integrations.agenthook import (
+    AgentHook,
+    capture_nudge,
+    capture_reflection,
+    text_field,
+    touch_of,
+)
 from orbit_learnings.push import hookflow, inject
 
 TYPE_CHECKING = False
@@ -62,7 +73,8 @@ class Codex(AgentHook):
     hook_help = (
         "Codex CLI hook: reads a SessionStart, SubagentStart, UserPromptSubmit, PreToolUse or "
         "PostToolUse payload on stdin and prints hookSpecificOutput.additionalContext when "
-        "learnings apply; always exits 0.\n\n"
+        "learnings apply; with capture.reflect on, a Stop payload may get "
+        '{"decision": "block", "reason": ...} once a session; always exits 0.\n\n'
         "\b\nExample (.codex/hooks.json, written by `orbit hooks install --codex`):\n"
         '  {"hooks": {"PostToolUse": [{"matcher": "Bash|apply_patch", "hooks": [\n'
         '    {"type": "command", "command": "orbit hook codex", "timeout": 10}]}]}}'
@@ -81,6 +93,7 @@ class Codex(AgentHook):
 
     start_events = ("SessionStart",)
     prompt_events = ("UserPromptSubmit",)
+    stop_events = ("Stop",)
 
     def respond(self, payload: dict[str, object], ws: Workspace, *, record: bool) -> str:
         """As every agent, plus: a subagent (`agent_id`; `session_id` is its parent's) has
@@ -94,7 +107,9 @@ class Codex(AgentHook):
         if event in self.prompt_events:
             prompt = text_field(payload, "prompt")
             found = hookflow.prompt_submitted(ws, key, prompt, layer=self.name, record=record)
-            return self.answer(event, found)
+            return self.answer(event, capture_nudge(ws, key, payload, found))
+        if event in self.stop_events:
+            return capture_reflection(ws, key, payload)
         if event in self.start_events:
             return super().respond(payload, ws, record=record)
         touch = touch_of(payload, "tool_name", "tool_input", session=key)
@@ -143,7 +158,8 @@ class Codex(AgentHook):
         from orbit_learnings.integrations.codex import configtoml
 
         report, toml = SetupReport(), ws.root / CONFIG_TOML
-        wanted = self.wanted(command or hookfiles.entry(self.command), prompt=prompt)
+        entry = command or hookfiles.entry(self.command)
+        wanted = self.wanted(entry, prompt=prompt, reflect=self.reflects(ws))
         (report.changed if configtoml.install(toml, wanted) else report.unchanged).append(str(toml))
         return report
 
