@@ -185,3 +185,26 @@ def test_the_nudge_names_each_moment_of_the_transcript_once(workspace: Path) -> 
     stop = payload("claude-code.Stop.json", workspace, transcript_path=str(transcript))
     reason = json.loads(hook(workspace, stop))["reason"]
     assert reason.startswith("Before you finish") and "What orbit noticed" not in reason
+
+
+def test_each_kind_of_moment_is_named_as_what_happened() -> None:
+    """The line the agent reads says who spoke or what the machine did: a refusal by the
+    machine is not "the user said", and terminal colours are not quoted."""
+    from orbit_learnings.curation.capture.moments import Moment
+    from orbit_learnings.curation.capture.nudge import described
+
+    fixed = Moment("error-fix", [1, 3], 0.7, failed="yarn test:web", fixed="yarn test",
+                   error="\x1b[31mUsage Error\x1b[39m: Couldn't find a script named \"test:web\"")  # fmt: skip
+    assert described(fixed) == (
+        '`yarn test:web` failed (Usage Error: Couldn\'t find a script named "test:web"); '
+        "then `yarn test` passed"
+    )
+    blocked = Moment("blocked", [1, 2], 0.5, failed="rg -n TODO", error="rg: not installed here")
+    assert described(blocked) == "`rg -n TODO` failed here (rg: not installed here)"
+    assert described(Moment("hang", [1], 0.5, failed="claude doctor")) == (
+        "`claude doctor` never returned"
+    )
+    away = Moment("unreachable", [1], 0.5, files=["C:\\Users\\dev\\exports"])
+    assert described(away) == "`C:\\Users\\dev\\exports` was out of your reach"
+    refused = Moment("refused", [1, 2], 0.5, said="I'll delete the cache folder.")
+    assert described(refused).startswith("the user refused a call without a word; you had")

@@ -189,16 +189,26 @@ _SAID = {
     "pasted-error": "the user showed a failure",
     "stated": "the user stated with the task",
     "finding": "you found",
+    "refused": "the user refused a call without a word; you had said",
 }
 
 
 def described(moment: Moment) -> str:
-    """A moment as one line the agent can place: what was said, or what failed and how it
-    then passed."""
+    """A moment as one line the agent can place: what was said, what failed and how it then
+    passed, or what the machine would not do."""
+    from orbit_learnings.curation.capture.moments.base import ANSI
+
+    error = _short(ANSI.sub("", moment.error), 70)
     if moment.kind == "error-fix" and moment.failed:
         failed, fixed = _short(moment.failed, 60), _short(moment.fixed, 60)
         passed = f"then `{fixed}` passed" if fixed and fixed != failed else "then it passed"
-        return f"`{failed}` failed ({_short(moment.error, 70)}); {passed}"
+        return f"`{failed}` failed ({error}); {passed}"
+    if moment.kind == "blocked":
+        return f"`{_short(moment.failed, 60)}` failed here ({error})"
+    if moment.kind == "hang":
+        return f"`{_short(moment.failed, 60)}` never returned"
+    if moment.kind == "unreachable":
+        return f"`{_short(' '.join(moment.files[:1]), 80)}` was out of your reach"
     words = moment.said or moment.failed or moment.error
     return f'{_SAID.get(moment.kind, "the user said")}: "{_short(words, 110)}"'
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from orbit_learnings.curation.capture import commands
 from orbit_learnings.curation.capture.drafting import evidence, gate, reruns, scope
 from orbit_learnings.curation.capture.moments import Moment, rule_cue
+from orbit_learnings.curation.capture.moments.base import ANSI
 from orbit_learnings.curation.capture.sessions import Turn
 
 MAX_SUMMARY = 160
@@ -72,8 +73,8 @@ def draft_or_reason(
     no rule (a question, a task request, a bug report, a guess), the failure does not name
     what fixed it, the path is one machine's, the refusal said nothing. `turns` are the
     session's, for the evidence around the moment: the refused call, the agent's edit after."""
-    if reruns.ANSI.search(moment.error):  # terminal colours are no part of a quoted error
-        moment = dataclasses.replace(moment, error=reruns.ANSI.sub("", moment.error))
+    if ANSI.search(moment.error):  # terminal colours are no part of a quoted error
+        moment = dataclasses.replace(moment, error=ANSI.sub("", moment.error))
     if moment.kind in gate.AGENT_SIDE:  # what it means is the reviewer's call
         return gate.AGENT_SIDE[moment.kind]
     if moment.kind == "error-fix":

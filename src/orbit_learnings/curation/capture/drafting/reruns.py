@@ -86,9 +86,6 @@ def _first_program(command: str) -> str:
 _RIGHTS = frozenset({"sudo", "doas"})  # a wrapper the rule names: "`x` needs `sudo` here"
 
 
-ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours in a quoted error
-
-
 def rerun_rule(moment: Moment) -> str:
     """ "`python` is not found here: run `python3`", "Run `yarn test` from `web`, not `yarn
     test:web`", "`pytest` needs `DATABASE_URL=…`"."""

@@ -190,6 +190,9 @@ _TELLING = re.compile(
 )
 
 
+ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours: no part of a quoted error
+
+
 def first_error_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
