@@ -16,7 +16,9 @@ would ask:
   request names up to `nudge.MAX_NOTICED` of them.
 
 With the nudge on too, each later prompt names up to three moments the transcript shows that
-were not named yet (the Stop of a turn comes before the next prompt).
+were not named yet (the Stop of a turn comes before the next prompt). The choosing and the
+naming are the hooks' own (`nudge._unnamed`, `noticed.described`); the session so far is read
+whole, as the hooks read it up to 4 MiB.
 
 Reported: the share of sessions it asks in (and of sessions labelled empty), the share of
 labelled lessons in the sessions it asks in, and the share named (a named moment covers the
@@ -58,7 +60,8 @@ class Tally:
 
 def replay(folder: Path, sessions: list[dict[str, Any]], tally: Tally) -> None:
     from orbit_learnings.curation.capture.moments import find_moments, rule_cue
-    from orbit_learnings.curation.capture.nudge import MAX_NOTICED
+    from orbit_learnings.curation.capture.noticed import described
+    from orbit_learnings.curation.capture.nudge import _unnamed
     from orbit_learnings.curation.capture.readers import read_session
     from orbit_learnings.curation.capture.sessions import USER
 
@@ -72,25 +75,23 @@ def replay(folder: Path, sessions: list[dict[str, Any]], tally: Tally) -> None:
         cues = any(len(text.split()) >= 3 and rule_cue(text[:2000]) for text in texts)
         _count(tally, "cues", asked=cues, lessons=lessons)
         asked = False
+        alone: dict[str, object] = {}  # a session's state with the reflection alone
+        both: dict[str, object] = {}  # … and with the nudge on too
         named: list[Moment] = []
         by_nudge: list[Moment] = []
         for end in [*said[1:], len(session.turns)]:
             so_far = dataclasses.replace(session, turns=session.turns[:end])
             found = sorted(find_moments(so_far), key=lambda m: m.lines[0])
-            fresh = [m for m in found if _key(m) not in {_key(n) for n in by_nudge}]
+            by_line = {described(m): m for m in found}
+            lines = list(by_line)
             if found and not asked:  # the Stop that ends the turn
-                asked, named = True, found[:MAX_NOTICED]
-                by_nudge += fresh[:MAX_NOTICED]
-                fresh = fresh[MAX_NOTICED:]
+                asked, named = True, [by_line[x] for x in _unnamed(alone, lines)]
+                by_nudge += [by_line[x] for x in _unnamed(both, lines)]
             if end < len(session.turns):  # the next prompt
-                by_nudge += fresh[:MAX_NOTICED]
+                by_nudge += [by_line[x] for x in _unnamed(both, lines)]
         _count(tally, "moments", asked=asked, lessons=lessons)
         tally.named += _covered(named, lessons)
         tally.named_with_nudge += _covered(by_nudge, lessons)
-
-
-def _key(moment: Moment) -> tuple[str, str]:
-    return moment.kind, moment.said or moment.failed
 
 
 def _covered(moments: list[Moment], lessons: list[Any]) -> int:

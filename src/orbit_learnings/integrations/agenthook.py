@@ -224,7 +224,10 @@ def capture_nudge(
     from orbit_learnings.curation.capture import nudge
 
     prompt, transcript = text_field(payload, "prompt"), text_field(payload, "transcript_path")
-    said = nudge.at_prompt(ws, session, prompt, transcript=transcript)
+    try:
+        said = nudge.at_prompt(ws, session, prompt, transcript=transcript)
+    except Exception:  # an opt-in extra never costs the prompt its learnings
+        said = ""
     return "\n\n".join(text for text in (found, said) if text)
 
 
@@ -234,12 +237,15 @@ def capture_reflection(ws: Workspace, session: str | None, payload: dict[str, ob
     read `{"decision": "block", "reason": …}` alike."""
     from orbit_learnings.curation.capture import nudge
 
-    reason = nudge.at_stop(
-        ws,
-        session,
-        already_active=payload.get("stop_hook_active") is True,
-        transcript=text_field(payload, "transcript_path"),
-    )
+    try:
+        reason = nudge.at_stop(
+            ws,
+            session,
+            already_active=payload.get("stop_hook_active") is True,
+            transcript=text_field(payload, "transcript_path"),
+        )
+    except Exception:  # a hint that cannot be worked out is no reason to keep the agent going
+        return ""
     return json.dumps({"decision": "block", "reason": reason}) + "\n" if reason else ""
 
 

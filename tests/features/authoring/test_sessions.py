@@ -401,3 +401,34 @@ def test_a_model_draft_naming_no_moment_can_be_accepted(
     accepted = orbit("learning", "drafts", "accept", draft["id"])
     assert accepted.code == 0, accepted.err
     assert "accepted as L-" in accepted.out + accepted.err
+
+
+def test_a_record_whose_type_is_not_text_is_skipped_and_counted(tmp_path: Path) -> None:
+    """Found by fuzzing the hooks' reader: `{"type": [1]}` or a payload typed by a dict made
+    the readers raise (and `extract` fail); such a line is damaged, skipped and counted."""
+    rows = [
+        {"type": "user", "cwd": "/r", "message": {"role": "user", "content": "Fix it."}},
+        {"type": [1], "content": "x"},
+        {"type": "response_item", "payload": {"type": {"a": 1}}},
+        {"type": "assistant", "message": {"role": "assistant", "content": "Done."}},
+    ]
+    path = tmp_path / "damaged.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    session = read_session(str(path), max_bytes=1 << 20)
+    assert (session.agent, session.lines, session.skipped) == ("claude-code", 4, 2)
+    rollout = tmp_path / "rollout.jsonl"
+    item = {"type": "message", "role": "user", "content": 5}  # content that is no list
+    rollout.write_text(json.dumps({"type": "response_item", "payload": item}) + "\n")
+    assert read_session(str(rollout), max_bytes=1 << 20).agent == "codex"
+
+
+def test_a_here_documents_body_is_data_not_commands() -> None:
+    """Found by review: every finder tokenised a heredoc's body (a file written with
+    `cat > f <<'EOF'`): 700 such writes took 6 s in a hook, and `&&` inside a body made
+    commands nobody ran. The body is left out; the line after its terminator is a command."""
+    body = "\n".join(f"x{i} = 'a' && rm -rf b{i}" for i in range(3000))
+    command = f"cat > mod.py <<'EOF'\n{body}\nEOF\nnpm test"
+    assert commands.tokens(command) == ["cat", ">", "mod.py", "<<", "EOF", ";", "npm", "test"]
+    assert commands.segments(command) == [["cat"], ["npm", "test"]]
+    assert commands.operation(command) == "npm test"
+    assert len(commands.without_data("x" * 10_000)) == commands.MAX_COMMAND_CHARS

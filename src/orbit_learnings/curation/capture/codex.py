@@ -35,7 +35,8 @@ _ITEMS = {"message", "function_call", "function_call_output", "custom_tool_call"
 
 def recognises(rows: list[tuple[int, dict[str, object]]]) -> bool:
     for _, row in rows[:5]:
-        if row.get("type") in ("session_meta", "response_item", "turn_context"):
+        # any Codex record type: the end of a rollout may open with event_msg rows only
+        if row.get("type") in ("session_meta", "response_item", "turn_context", "event_msg"):
             return True
         if "instructions" in row and "id" in row and "type" not in row:
             return True  # the bare first line of an early rollout
@@ -82,11 +83,9 @@ def _event(session: Session, typed: list[Turn], number: int, payload: dict[str, 
 def _item(number: int, item: dict[str, object]) -> Turn | None:
     kind = item.get("type")
     if kind == "message":
-        text = "\n".join(
-            str(part.get("text", ""))
-            for part in item.get("content") or []  # type: ignore[attr-defined]
-            if isinstance(part, dict)
-        )
+        content = item.get("content")
+        parts = content if isinstance(content, list) else []
+        text = "\n".join(str(part.get("text", "")) for part in parts if isinstance(part, dict))
         if item.get("role") == "assistant":
             return Turn(number, ASSISTANT, text=clip(text))
         if item.get("role") == "user":

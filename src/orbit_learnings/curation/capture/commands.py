@@ -10,6 +10,7 @@ a scratch folder or outside the repository, and documentation, are never "the fi
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
@@ -50,7 +51,29 @@ SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/", "/de
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 
 
+MAX_COMMAND_CHARS = 1000  # what is read of one command line: beyond it is a script's body
+_HEREDOC = re.compile(
+    r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1[^\n]*\n(.*?)(\n\s*\2\s*(?=\n|$)|$)", re.S
+)
+
+
+def without_data(command: str) -> str:
+    """The command line without what it only feeds a program: here-documents' bodies (a
+    file written with `cat > x <<'EOF'` holds `&&` and quotes of its own) and whatever runs
+    past `MAX_COMMAND_CHARS`. Tokenising a body is slow and finds commands nobody ran."""
+    if "<<" in command:
+        command = _HEREDOC.sub(_marker_line, command)
+    return command[:MAX_COMMAND_CHARS]
+
+
+def _marker_line(match: re.Match[str]) -> str:
+    """A here-document as its marker line alone, ended: what follows its terminator is the
+    next command (`cat > f <<'EOF' … EOF` then `npm test`)."""
+    return match.group(0)[: match.start(3) - match.start(0)].rstrip("\n") + " ;"
+
+
 def tokens(command: str) -> list[str]:
+    command = without_data(command)
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -60,7 +83,13 @@ def tokens(command: str) -> list[str]:
 
 
 def segments(command: str) -> list[list[str]]:
-    """The simple commands of a command line, in order, redirections dropped."""
+    """The simple commands of a command line, in order, redirections dropped (one reading
+    per command line: every moment finder asks about the same commands)."""
+    return [list(words) for words in _segments(command)]
+
+
+@functools.lru_cache(maxsize=2048)
+def _segments(command: str) -> tuple[tuple[str, ...], ...]:
     parts: list[list[str]] = [[]]
     skip_next = False
     for token in tokens(command):
@@ -74,7 +103,7 @@ def segments(command: str) -> list[list[str]]:
             skip_next = True
         else:
             parts[-1].append(token)
-    return [p for p in parts if p]
+    return tuple(tuple(p) for p in parts if p)
 
 
 # Where a command runs, not what it runs: `docker compose exec web pytest` is `pytest`, run

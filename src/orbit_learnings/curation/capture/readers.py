@@ -7,7 +7,6 @@ counted (`Session.skipped`), so a damaged file says so instead of yielding "0 dr
 from __future__ import annotations
 
 import json
-import os
 import re
 
 from orbit_learnings.curation.capture import claude, codex
@@ -26,23 +25,11 @@ def read_session(path: str, *, max_bytes: int) -> Session:
         raw = handle.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise ValueError(f"larger than {max_bytes // (1 << 20)} MiB")
-    return _session_of(path, raw.decode("utf-8", errors="replace"))
+    return session_of_text(path, raw.decode("utf-8", errors="replace"))
 
 
-def read_session_end(path: str, *, max_bytes: int) -> Session:
-    """The last `max_bytes` of a JSONL session, from a record's start: what a hook at the end
-    of a turn reads, bounded however long the session has grown (line numbers count from
-    where the read began)."""
-    with open(path, "rb") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, size - max_bytes))
-        raw = handle.read(max_bytes)
-    if size > max_bytes:
-        raw = raw.partition(b"\n")[2]  # the record cut in half is not read
-    return _session_of(path, raw.decode("utf-8", errors="replace"))
-
-
-def _session_of(path: str, text: str) -> Session:
+def session_of_text(path: str, text: str) -> Session:
+    """A session already read, by its shape: JSONL by its first record, else plain text."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if not first.startswith("{"):
         return Session(path, "text", _from_text(text), lines=len(text.splitlines()))
@@ -64,11 +51,21 @@ def _json_rows(text: str) -> tuple[list[tuple[int, dict[str, object]]], int, int
         except ValueError:
             skipped += 1
             continue
-        if isinstance(row, dict):
+        if _is_record(row):
             rows.append((number, row))
         else:
             skipped += 1
     return rows, lines, skipped
+
+
+def _is_record(row: object) -> bool:
+    """An object whose `type` (and its payload's, in a Codex rollout) is text when present:
+    every agent writes one so; anything else is a damaged line, skipped and counted."""
+    if not isinstance(row, dict):
+        return False
+    payload = row.get("payload")
+    types = [row.get("type"), payload.get("type") if isinstance(payload, dict) else None]
+    return all(kind is None or isinstance(kind, str) for kind in types)
 
 
 _SPEAKER = re.compile(

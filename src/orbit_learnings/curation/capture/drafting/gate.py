@@ -291,20 +291,24 @@ def _not_a_rule(summary: str) -> str | None:
     return None
 
 
-_ECHO_WORD = re.compile(r"\w{3,}")
-ECHOED = 0.8  # of the reason's words found in the refused call's own input
-ECHO_WORDS = 12  # a short reason shares words with any call ("use pnpm" with `npm i`)
+_ECHO_WORD = re.compile(r"\w+")
+ECHO_RUN = 4  # words in a row: a run this long shared with the call is copied, not vocabulary
+ECHOED = 0.6  # of the reason's runs found in the refused call's own input
+ECHO_WORDS = 12  # a short reason shares runs with any call ("use pnpm" with `npm i`)
 
 
 def echoes(said: str, call_input: dict[str, object]) -> bool:
     """Whether the person's reason for refusing is the refused call's own text handed back:
     the plan they were shown, pasted into the refusal with its markdown gone, reads like a
-    rule but every word of it is the agent's."""
+    rule but every word of it is the agent's. Runs of words, not words: a correction of a
+    long plan uses the plan's vocabulary, not its sentences."""
     words = [w.lower() for w in _ECHO_WORD.findall(said)]
     if len(words) < ECHO_WORDS:
         return False
-    given = {w.lower() for w in _ECHO_WORD.findall(" ".join(map(str, call_input.values())))}
-    return sum(w in given for w in words) >= ECHOED * len(words)
+    given = [w.lower() for w in _ECHO_WORD.findall(" ".join(map(str, call_input.values())))]
+    runs = {tuple(given[i : i + ECHO_RUN]) for i in range(len(given) - ECHO_RUN + 1)}
+    said_runs = [tuple(words[i : i + ECHO_RUN]) for i in range(len(words) - ECHO_RUN + 1)]
+    return sum(run in runs for run in said_runs) >= ECHOED * len(said_runs)
 
 
 # A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
