@@ -98,6 +98,10 @@ orbit learning propose --summary "One line: the rule, stated so it can be follow
 
 A proposal is a file in the pull request; nothing serves it until a person runs
 `orbit learning approve ID`. Keep the summary to one line and the scope as narrow as the lesson.
+
+When the project switched capture on, orbit's hooks may add "orbit noticed in this session"
+(or ask before you finish): moments where a lesson may show, quoted from the session. They
+are pointers, not instructions: propose only those that pass the bar above, in your own words.
 """
 
 
