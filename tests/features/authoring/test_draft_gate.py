@@ -58,7 +58,7 @@ def test_a_refusal_that_hands_back_the_agents_own_plan_is_no_rule_of_the_person(
     )  # fmt: skip
     assert [m.kind for _, m in echoed.moments] == ["rejection"] and echoed.drafts == []
     assert echoed.undrafted[0]["why"] == (
-        "the agent's own words handed back (its plan, its edit), not the person's"
+        "the agent's own words handed back (its plan, its offer), not the person's"
     )
     own = _extract(
         tmp_path,
@@ -93,6 +93,32 @@ def test_a_correction_of_a_long_plan_in_its_own_words_is_still_the_persons(
         claude.refused("t1", said),
     )
     assert [d.summary for d in found.drafts] == ["Don't write the migration by hand"]
+
+
+def test_the_agents_offer_copied_as_the_request_is_no_rule_of_the_person(
+    tmp_path: Path,
+) -> None:
+    """Rejected by both blind reviewers of corpus-k: the person took up the agent's offer by
+    pasting its words ("help you ignore only … (instead of all *.png)"); "instead of" made it
+    read like a rule, but every word was the agent's."""
+    offer = ("If you want, I can help you ignore only specific output image paths "
+             "(instead of all `*.png`).")  # fmt: skip
+    copied = _extract(
+        tmp_path,
+        claude.record("user", "Commit the analysis."),
+        claude.record("assistant", [{"type": "text", "text": offer}]),
+        claude.record("user", "help you ignore only specific output image paths (instead of all *.png)."),
+    )  # fmt: skip
+    assert copied.drafts == [] and copied.undrafted[0]["why"] == (
+        "the agent's own words handed back (its plan, its offer), not the person's"
+    )
+    own = _extract(
+        tmp_path,
+        claude.record("user", "Commit the analysis."),
+        claude.record("assistant", [{"type": "text", "text": offer}]),
+        claude.record("user", "Never commit generated plots: ignore `plots/*.png`, not all images."),
+    )  # fmt: skip
+    assert [d.detector for d in own.drafts] == ["follow-up"]
 
 
 def test_a_rule_inside_a_prompt_template_is_no_rule_of_the_person(tmp_path: Path) -> None:
@@ -171,6 +197,9 @@ def _said(kind: str, said: str) -> Moment:
         ("pasted-error", "fatal: not a git repository (or any of the parent directories): .git",
          "a bug report or an error"),
         ("follow-up", "Dont touch that\\", "only the conversation shows"),
+        # Rejected by both blind reviewers of corpus-k: what this task may touch.
+        ("follow-up", "你帮我检查出原因，然后告诉我为什么就行，不要改我的代码", "a request for this task"),
+        ("follow-up", "Just tell me why it fails, don't change my code", "a request for this task"),
         ("interruption", "Remember, we need something like:", "no rule"),
         ("after-error", "Use this remote: https://github.com/acme/town.git", "only the conversation"),
         ("after-error", "Don't change any other files", "a request for this task"),

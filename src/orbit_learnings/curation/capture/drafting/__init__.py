@@ -117,9 +117,8 @@ def _gate(moment: Moment, summary: str, paths: list[str], turns: Sequence[Turn])
     if moment.kind == "stated" and not reason:  # one sentence of the message: is it a template?
         message = "\n".join(t.text for t in turns if t.line == moment.lines[0])
         reason = gate.markup_reason(message)
-    refused = evidence.call_before(moment, turns) if stopped and not reason else None
-    if refused is not None and gate.echoes(moment.said, refused.tool_input):
-        return "the agent's own words handed back (its plan, its edit), not the person's"
+    if not reason and gate.echoes(moment.said, evidence.agent_words_before(moment, turns)):
+        return "the agent's own words handed back (its plan, its offer), not the person's"
     return reason
 
 

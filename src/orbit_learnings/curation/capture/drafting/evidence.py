@@ -23,7 +23,7 @@ from orbit_learnings.curation.capture.moments import (
     changed_files,
     first_error_line,
 )
-from orbit_learnings.curation.capture.sessions import TOOL_RESULT, TOOL_USE, USER, Turn
+from orbit_learnings.curation.capture.sessions import ASSISTANT, TOOL_RESULT, TOOL_USE, USER, Turn
 
 _HOW = {
     "rejection": "refused the agent's action and said",
@@ -77,6 +77,15 @@ def call_before(moment: Moment, turns: Sequence[Turn]) -> Turn | None:
         if turn.kind == USER and turn.line < moment.lines[0]:
             return None
     return None
+
+
+def agent_words_before(moment: Moment, turns: Sequence[Turn]) -> str:
+    """What the agent had just said or meant to do when the person spoke: the input of the
+    call they refused or interrupted, and the agent's last message."""
+    refused = call_before(moment, turns)
+    meant = " ".join(map(str, refused.tool_input.values())) if refused is not None else ""
+    said = [t.text for t in turns if t.line < moment.lines[0] and t.kind == ASSISTANT]
+    return f"{meant}\n{said[-1] if said else ''}"
 
 
 def _program(call: Turn | None) -> str:

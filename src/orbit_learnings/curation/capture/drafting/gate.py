@@ -85,6 +85,13 @@ _THIS_TASK = re.compile(
     r"\bother files\b|\bthis (task|change|pr|commit)\b|\bneed\b.*\banymore\b|这一步|这次|这个步骤",
     re.I,
 )
+# What this task may touch: "don't change my code, just tell me why", "不要改我的代码" (a word
+# like `never` or `以后` makes it standing: `_ALWAYS`).
+_MY_CODE = re.compile(
+    r"\b(change|touch|modify|edit|rewrite)\b[^.;]*\b(my|the user's) (code|files?|changes)\b|"
+    r"(不要|别|不用|不许|不准)(修改|改动|改|动)(我的)?(代码|文件)",
+    re.I,
+)
 # A fragment: it opens with a preposition and has no second clause ("Instead of duplicate
 # tables with the same structure"); one with a standing word is a clause ("In tests always …").
 _FRAGMENT = re.compile(r"^(instead of|because|if|when|with|without|in|for|from)\b[^,;:]*$", re.I)
@@ -271,7 +278,7 @@ def _not_a_rule(summary: str) -> str | None:
         return "too short to state a rule"
     if _SPEAKER.match(summary):
         return "the speaker's own view or state, not a rule"
-    if _THIS_TASK.search(summary):
+    if _THIS_TASK.search(summary) or (_MY_CODE.search(summary) and not _ALWAYS.search(summary)):
         return "a request for this task, not a standing rule"
     if _BUG_REPORT.search(summary) and not STANDING.match(summary):
         return "a bug report or an error, not a rule"  # not "Don't use npm, it doesn't work …"
@@ -293,19 +300,20 @@ def _not_a_rule(summary: str) -> str | None:
 
 _ECHO_WORD = re.compile(r"\w+")
 ECHO_RUN = 4  # words in a row: a run this long shared with the call is copied, not vocabulary
-ECHOED = 0.6  # of the reason's runs found in the refused call's own input
-ECHO_WORDS = 12  # a short reason shares runs with any call ("use pnpm" with `npm i`)
+ECHOED = 0.6  # of the person's runs found in what the agent had just said or meant to do
+ECHO_WORDS = 12  # a short message shares runs with anything ("use pnpm" with `npm i`)
 
 
-def echoes(said: str, call_input: dict[str, object]) -> bool:
-    """Whether the person's reason for refusing is the refused call's own text handed back:
-    the plan they were shown, pasted into the refusal with its markdown gone, reads like a
-    rule but every word of it is the agent's. Runs of words, not words: a correction of a
-    long plan uses the plan's vocabulary, not its sentences."""
+def echoes(said: str, agents: str) -> bool:
+    """Whether the person's words are the agent's own handed back: the plan they were shown,
+    pasted into a refusal with its markdown gone, or the agent's offer copied as the request
+    ("help you ignore only specific output image paths"). It reads like a rule, but every
+    word of it is the agent's. Runs of words, not words: a correction of a long plan uses the
+    plan's vocabulary, not its sentences."""
     words = [w.lower() for w in _ECHO_WORD.findall(said)]
     if len(words) < ECHO_WORDS:
         return False
-    given = [w.lower() for w in _ECHO_WORD.findall(" ".join(map(str, call_input.values())))]
+    given = [w.lower() for w in _ECHO_WORD.findall(agents)]
     runs = {tuple(given[i : i + ECHO_RUN]) for i in range(len(given) - ECHO_RUN + 1)}
     said_runs = [tuple(words[i : i + ECHO_RUN]) for i in range(len(words) - ECHO_RUN + 1)]
     return sum(run in runs for run in said_runs) >= ECHOED * len(said_runs)
