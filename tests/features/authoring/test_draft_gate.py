@@ -103,21 +103,22 @@ def test_the_agents_offer_copied_as_the_request_is_no_rule_of_the_person(
     read like a rule, but every word was the agent's."""
     offer = ("If you want, I can help you ignore only specific output image paths "
              "(instead of all `*.png`).")  # fmt: skip
-    copied = _extract(
-        tmp_path,
-        claude.record("user", "Commit the analysis."),
-        claude.record("assistant", [{"type": "text", "text": offer}]),
-        claude.record("user", "help you ignore only specific output image paths (instead of all *.png)."),
-    )  # fmt: skip
+
+    def after_the_offer(said: str) -> Extraction:
+        return _extract(
+            tmp_path,
+            claude.record("user", "Commit the analysis."),
+            claude.record("assistant", [{"type": "text", "text": offer}]),
+            claude.record("user", said),
+        )
+
+    copied = after_the_offer(
+        "help you ignore only specific output image paths (instead of all *.png)."
+    )
     assert copied.drafts == [] and copied.undrafted[0]["why"] == (
         "the agent's own words handed back (its plan, its offer), not the person's"
     )
-    own = _extract(
-        tmp_path,
-        claude.record("user", "Commit the analysis."),
-        claude.record("assistant", [{"type": "text", "text": offer}]),
-        claude.record("user", "Never commit generated plots: ignore `plots/*.png`, not all images."),
-    )  # fmt: skip
+    own = after_the_offer("Never commit generated plots: ignore `plots/*.png`, not all images.")
     assert [d.detector for d in own.drafts] == ["follow-up"]
 
 
