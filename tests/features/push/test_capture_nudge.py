@@ -335,3 +335,14 @@ def test_a_busy_state_is_skipped_not_waited_for(workspace: Path) -> None:
     said = nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript)
     assert "make_fixtures.py" in said  # not remembered while busy: named when it was free
     assert nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript) == ""
+
+
+def test_doctor_says_when_reflect_is_on_but_the_stop_entry_is_missing(workspace: Path) -> None:
+    """Switching capture.reflect on after installing the hooks leaves the reflection silent
+    until the hooks are installed again: doctor says so, and is content once they are."""
+    assert run_orbit("hooks", "install", "--claude", cwd=workspace).code == 0
+    switch_on(workspace)
+    said = run_orbit("doctor", cwd=workspace).out
+    assert "capture.reflect is on" in said and "no orbit Stop entry" in said
+    assert run_orbit("hooks", "install", "--claude", cwd=workspace).code == 0
+    assert "no orbit Stop entry" not in run_orbit("doctor", cwd=workspace).out

@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
+    from typing import Any
 
     from orbit_learnings.store.workspace import Workspace
 
@@ -102,6 +103,13 @@ def _hook_check(ws: Workspace) -> Check:
             f"{setup.SETTINGS} has an older orbit entry (context before the tool, no compaction "
             "or subagent support); run `orbit hooks install --claude` to update it",
         )
+    if setup.reflects(ws.root) and not _runs_at_stop(data, commands):
+        return Check(
+            name,
+            "warn",
+            f"capture.reflect is on in .orbit/config.yaml but {setup.SETTINGS} has no orbit "
+            "Stop entry, so the reflection never asks; run `orbit hooks install --claude`",
+        )
     unguarded = [c for c in commands if not hookfiles.is_guarded(c)]
     if unguarded:
         return Check(
@@ -113,6 +121,17 @@ def _hook_check(ws: Workspace) -> Check:
         )
     return Check(
         name, "ok", f"{setup.SETTINGS} runs orbit, silently skipped where orbit is not installed"
+    )
+
+
+def _runs_at_stop(settings: dict[str, Any], commands: list[str]) -> bool:
+    """Whether one of orbit's commands is an entry of the `Stop` event."""
+    groups = settings.get("hooks", {}).get("Stop", [])
+    return any(
+        isinstance(handler, dict) and handler.get("command") in commands
+        for group in (groups if isinstance(groups, list) else [])
+        if isinstance(group, dict)
+        for handler in group.get("hooks", [])
     )
 
 

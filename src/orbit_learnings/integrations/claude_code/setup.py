@@ -134,7 +134,7 @@ def hook_commands(root: Path) -> list[str]:
 def install(root: Path, command: str | None = None, *, prompt: bool = True) -> SetupReport:
     path = root / SETTINGS
     entry = command or hookfiles.entry(HOOK_COMMAND)
-    wanted = wanted_entries(entry, prompt=prompt, reflect=_reflects(root))
+    wanted = wanted_entries(entry, prompt=prompt, reflect=reflects(root))
     report = hookfiles.install(path, wanted, _markers(command), nested=True)
     report.changed[:] = [str(SETTINGS)] if report.changed else []
     report.unchanged[:] = [str(SETTINGS)] if report.unchanged else []
@@ -142,7 +142,8 @@ def install(root: Path, command: str | None = None, *, prompt: bool = True) -> S
     return report
 
 
-def _reflects(root: Path) -> bool:
+def reflects(root: Path) -> bool:
+    """Whether the repository switched capture's reflection on (`capture.reflect`)."""
     from orbit_learnings.curation.capture.nudge import enabled
     from orbit_learnings.store.workspace import Workspace
 
