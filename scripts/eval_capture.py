@@ -57,6 +57,8 @@ SET_NAMES = (
     "corpus-j",
     "corpus-k",
     "corpus-l",
+    "corpus-m",
+    "corpus-n",
     "heldout",
 )
 

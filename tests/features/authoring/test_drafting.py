@@ -378,3 +378,18 @@ def test_a_program_is_missing_only_when_its_own_name_is() -> None:
     missing = Moment("error-fix", [1, 2], 0.7, failed="node build.js", operation="node",
                      fixed="bun build.js", error="sh: 1: node: not found")  # fmt: skip
     assert reruns.rerun_rule(missing) == "`node` is not found here: run `bun`"
+
+
+def test_the_body_of_a_long_message_quotes_the_part_that_holds_the_rule() -> None:
+    """Both blind reviewers of corpus-m rejected a draft whose rule stood past the quoted
+    400 characters: the evidence must show the rule, so the body quotes the opening and the
+    part that holds it."""
+    bullets = "\n".join(f"- Principle {i}: the service keeps module {i} small." for i in range(12))
+    said = (
+        f"Create principles for the rewrite:\n{bullets}\n- Never log secrets; keep the logs lean."
+    )
+    moment = Moment("follow-up", [20], 0.6, said=said)
+    draft = draft_for(moment, path="s.jsonl", root="/repo")
+    assert draft is not None and draft.summary.startswith("Never log secrets")
+    assert "> - Never log secrets; keep the logs lean." in draft.body
+    assert draft.body.count("…") >= 2  # the cut is shown

@@ -32,6 +32,7 @@ _KNOWN = {
     "summary",
     "system",
     "file-history-snapshot",
+    "saved_hook_context",  # a hook's added context, saved: the harness's, never the person's
     "queue-operation",
     "progress",
     "custom-title",

@@ -63,7 +63,20 @@ def without_data(command: str) -> str:
     past `MAX_COMMAND_CHARS`. Tokenising a body is slow and finds commands nobody ran."""
     if "<<" in command:
         command = _HEREDOC.sub(_marker_line, command)
+    for _ in range(3):  # `-j$(nproc)` is one word, not `-j$`, `(`, `nproc`, `)`: nested ones too
+        if "$(" not in command:
+            break
+        command = _SUBSTITUTION.sub(_one_word, command)
     return command[:MAX_COMMAND_CHARS]
+
+
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)")
+
+
+def _one_word(match: re.Match[str]) -> str:
+    """A command substitution as one word for the tokeniser: `$(nproc)` → `${nproc}` (its
+    spaces kept as no-break spaces, which do not split a word)."""
+    return "${" + match.group(1).replace(" ", "\u00a0") + "}"
 
 
 def _marker_line(match: re.Match[str]) -> str:

@@ -56,14 +56,30 @@ def person_text(moment: Moment, turns: Sequence[Turn], root: str | None) -> tupl
     if moment.kind == "after-error":
         failure = _failure_before(moment, turns)  # a tool's own failure is no news to show
         how = f"said after `{failure[0]}` failed ({failure[1]})" if failure else "said"
-    body = f"The user {how}:\n\n{_quote(moment.said)}"
+    body = f"The user {how}:\n\n{_quote(moment.said, around=rule)}"
     body += _evidence(moment, before, turns, root) + about
     return rule, body
 
 
-def _quote(said: str) -> str:
+def _quote(said: str, *, around: str = "") -> str:
+    """The words quoted, up to `QUOTE_CHARS`; in a longer message, its opening and the part
+    that holds the rule (`around`) when that lies past the cut: the evidence must show it."""
     text = said.strip() if len(said) <= QUOTE_CHARS else said[:QUOTE_CHARS].rstrip() + " …"
+    at = _where(said, around) if len(said) > QUOTE_CHARS else -1
+    if at > QUOTE_CHARS - len(around):
+        start = said.rfind("\n", 0, at) + 1 if "\n" in said[max(0, at - 200) : at] else at
+        excerpt = said[start : start + QUOTE_CHARS // 2].rstrip()
+        text = said[: QUOTE_CHARS // 2].rstrip() + " …\n…\n" + excerpt + " …"
     return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
+
+
+def _where(said: str, rule: str) -> int:
+    """Where the rule's opening words stand in the message (the rule is the message's own
+    sentence, code-formatted and cut), or -1."""
+    words = rule.replace("`", "").split()[:4]
+    if len(words) < 2:
+        return -1
+    return said.replace("`", "").lower().find(" ".join(words).lower())
 
 
 def call_before(moment: Moment, turns: Sequence[Turn]) -> Turn | None:

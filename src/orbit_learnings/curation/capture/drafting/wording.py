@@ -223,11 +223,14 @@ def _from_cue(sentence: str) -> str:
     return sentence[start + 1 :].strip() if start > 0 else sentence
 
 
+_LIST_MARK = re.compile(r"^([-*•+]|\d{1,2}[.)])\s+")  # a list item's marker: no part of a rule
+
+
 def _strip_lead(sentence: str) -> str:
     previous = None
     text = sentence.strip()
     while previous != text:
-        previous, text = text, _LEAD.sub("", text).strip()
+        previous, text = text, _LIST_MARK.sub("", _LEAD.sub("", text)).strip()
     return text.strip(" .。")
 
 
