@@ -432,3 +432,27 @@ def test_a_here_documents_body_is_data_not_commands() -> None:
     assert commands.segments(command) == [["cat"], ["npm", "test"]]
     assert commands.operation(command) == "npm test"
     assert len(commands.without_data("x" * 10_000)) == commands.MAX_COMMAND_CHARS
+
+
+def test_a_command_substitution_is_one_word() -> None:
+    """Found on corpus-n: `make -j$(nproc)` named its operation "make (" and its rule said
+    "Run `make (` from `build-debug`"."""
+    assert commands.segments("cd build-debug && make -j$(nproc)") == [
+        ["cd", "build-debug"],
+        ["make", "-j${nproc}"],
+    ]
+    assert commands.operation("make -j$(nproc)") == "make"
+    assert commands.operation("docker run -v $(pwd):/app img pytest") == "pytest"
+
+
+def test_a_saved_hook_context_is_the_harness_not_an_unknown_line(tmp_path: Path) -> None:
+    """Found on corpus-n: Claude Code saves a hook's added context as `saved_hook_context`
+    records; they were counted as 23 lines skipped."""
+    rows = [
+        {"type": "user", "cwd": "/r", "message": {"role": "user", "content": "Fix it."}},
+        {"type": "saved_hook_context", "uuid": "u1", "content": ["You are in learning mode."]},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    session = read_session(str(path), max_bytes=1 << 20)
+    assert session.skipped == 0 and [t.text for t in session.turns] == ["Fix it."]
