@@ -122,6 +122,47 @@ def test_the_agents_offer_copied_as_the_request_is_no_rule_of_the_person(
     assert [d.detector for d in own.drafts] == ["follow-up"]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Don't touch my code in legacy/, it is frozen for the audit",
+        "以后不要改我的代码",
+    ],
+)
+def test_what_may_be_touched_with_a_where_or_a_standing_word_is_no_task_request(said: str) -> None:
+    """From a second review: a rule about what may be touched that says where or why, or
+    with a standing word, is not "a request for this task"."""
+    reason = draft_or_reason(_said("follow-up", said), path="s.jsonl", root=CWD)
+    assert "a request for this task" not in str(reason)
+
+
+@pytest.mark.parametrize(
+    ("agent", "said"),
+    [
+        ("I'll run npm install in the root to regenerate the lockfile and then run the whole "
+         "test suite again.",
+         "Never run npm install in the root to regenerate the lockfile and then run the whole "
+         "test suite again"),
+        ("Should I always run the migrations with the --fake-initial flag before running the "
+         "test suite in CI?",
+         "Yes, always run the migrations with the --fake-initial flag before running the test "
+         "suite in CI, every time."),
+    ],
+)  # fmt: skip
+def test_a_person_who_turns_the_agents_sentence_into_a_rule_is_not_echoing(
+    tmp_path: Path, agent: str, said: str
+) -> None:
+    """From a second review: repeating the agent's sentence with "Never" in front, or
+    answering its question with "Yes, always …", is the person's rule."""
+    found = _extract(
+        tmp_path,
+        claude.record("user", "Set up CI for the app."),
+        claude.record("assistant", [{"type": "text", "text": agent}]),
+        claude.record("user", said),
+    )
+    assert [d.detector for d in found.drafts] == ["follow-up"]
+
+
 def test_a_rule_inside_a_prompt_template_is_no_rule_of_the_person(tmp_path: Path) -> None:
     """Found in a corpus-f session: a custom prompt (BMAD's `<steps>`) expanded into the
     person's message holds "Always LOAD the FULL workflow.xml". The moment quotes that one

@@ -393,3 +393,13 @@ def test_the_body_of_a_long_message_quotes_the_part_that_holds_the_rule() -> Non
     assert draft is not None and draft.summary.startswith("Never log secrets")
     assert "> - Never log secrets; keep the logs lean." in draft.body
     assert draft.body.count("…") >= 2  # the cut is shown
+
+
+def test_the_quote_of_a_long_message_holds_the_whole_rule() -> None:
+    """From a second review: the excerpt stopped inside the rule ("…Never use npm in this
+    re …"); it runs to the rule's end."""
+    from orbit_learnings.curation.capture.drafting.evidence import _quote
+
+    rule = "Never use npm in this repository, always use pnpm for installs"
+    said = "Context paragraph. " * 25 + "\n" + "Some detail on the build we found " * 5 + rule
+    assert "always use pnpm for installs" in _quote(said, around=rule)

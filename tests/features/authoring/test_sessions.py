@@ -434,15 +434,59 @@ def test_a_here_documents_body_is_data_not_commands() -> None:
     assert len(commands.without_data("x" * 10_000)) == commands.MAX_COMMAND_CHARS
 
 
-def test_a_command_substitution_is_one_word() -> None:
-    """Found on corpus-n: `make -j$(nproc)` named its operation "make (" and its rule said
-    "Run `make (` from `build-debug`"."""
-    assert commands.segments("cd build-debug && make -j$(nproc)") == [
-        ["cd", "build-debug"],
-        ["make", "-j${nproc}"],
-    ]
-    assert commands.operation("make -j$(nproc)") == "make"
-    assert commands.operation("docker run -v $(pwd):/app img pytest") == "pytest"
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("make -j$(nproc)", [["make", "-j$(nproc)"]]),
+        ("cd build && make -j$(nproc --ignore 2)", [["cd", "build"], ["make", "-j$(nproc --ignore 2)"]]),
+        ("x=$(git log | head -1); npm test", [["x=$(git log | head -1)"], ["npm", "test"]]),
+        ('echo "$(date "+%Y %m")" && npm test', [["echo", '$(date "+%Y %m")'], ["npm", "test"]]),
+        ('echo $(echo ")") && npm test', [["echo", '$(echo ")")'], ["npm", "test"]]),
+        ("grep '$(foo bar)' file", [["grep", "$(foo bar)", "file"]]),  # single quotes: text
+        ('git commit -m "$(cat <<EOF\nfix && more\nEOF\n)" && git push',
+         [["git", "commit", "-m", "$(cat <<EOF\nfix && more\nEOF\n)"], ["git", "push"]]),
+    ],
+)  # fmt: skip
+def test_a_command_substitution_is_one_word_given_back_as_written(
+    command: str, expected: list[list[str]]
+) -> None:
+    """Found on corpus-n: `make -j$(nproc)` named its operation "make (". A substitution is
+    one word, given back as the agent wrote it (a second review: not rewritten as `${…}`)."""
+    assert commands.segments(command) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('grep foo <<< "bar"\nnpm test', [["grep", "foo"], ["npm", "test"]]),  # a here-string
+        ('echo "use << EOF here"\nnpm test', [["echo", "use << EOF here"], ["npm", "test"]]),
+        ("cat <<A <<B\nxa\nA\nyb && rm y\nB\nnpm test", [["cat"], ["npm", "test"]]),
+        ("cat <<\\EOF\ny && z\nEOF\nnpm test", [["cat"], ["npm", "test"]]),
+        ("cat <<EOF\n  EOF\nstill && body\nEOF\nnpm test", [["cat"], ["npm", "test"]]),
+        ("cat <<-EOF\n\tbody && x\n\tEOF\nnpm test", [["cat"], ["npm", "test"]]),
+        ("cd web\nnpm test", [["cd", "web"], ["npm", "test"]]),  # a line break ends a command
+        ("npm run \\\n  build", [["npm", "run", "build"]]),  # … unless it is continued
+    ],
+)  # fmt: skip
+def test_a_here_document_or_a_line_break_ends_where_a_shell_ends_it(
+    command: str, expected: list[list[str]]
+) -> None:
+    """From a second review: a here-string (`<<<`), `<<` in quotes, two here-documents on a
+    line, `<<\\EOF`, an indented terminator without `-`, and lines as commands."""
+    assert commands.segments(command) == expected
+
+
+def test_a_rerun_with_a_substitution_says_it_as_the_agent_wrote_it() -> None:
+    """The change a rule names shows the substitution as it ran, not a tokeniser's form."""
+    from orbit_learnings.curation.capture.moments.operations import run_shape, what_changed
+    from orbit_learnings.curation.capture.sessions import TOOL_USE, Turn
+
+    def call(command: str) -> Turn:
+        return Turn(1, TOOL_USE, tool="Bash", tool_input={"command": command})
+
+    changed = what_changed(run_shape(call("pytest -q")),
+                           run_shape(call("DATABASE_URL=$(cat .env.test-url) pytest -q")))  # fmt: skip
+    assert changed == ["with `DATABASE_URL=$(cat .env.test-url)`"]
 
 
 def test_a_saved_hook_context_is_the_harness_not_an_unknown_line(tmp_path: Path) -> None:

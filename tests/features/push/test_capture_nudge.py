@@ -316,11 +316,14 @@ def test_only_a_real_proposal_counts_as_proposed(tmp_path: Path) -> None:
                         claude.result("p", "orbit: error: --summary is empty", error=True))  # fmt: skip
     assert not proposed(claude.call("p", "Bash", command="grep -r 'learning propose' docs"))
     assert proposed(claude.call("p", "mcp__orbit__orbit_learning_propose", summary="x"))
+    for runner in ("uv run orbit", "ORBIT_HOME=/x orbit", "/opt/bin/orbit"):  # a second review
+        wrapped = run.replace("orbit", runner, 1)
+        assert proposed(claude.call("p", "Bash", command=wrapped), claude.result("p", "L-0002"))
 
 
 def test_a_busy_state_is_skipped_not_waited_for(workspace: Path) -> None:
-    """Another hook holding the state's lock: this one answers from a throw-away copy and
-    writes nothing, rather than wait or overwrite what the other is writing."""
+    """Another hook holding the state's lock: this one names nothing, asks nothing at a
+    stop and writes nothing, rather than wait, overwrite the other or repeat itself."""
     from orbit_learnings.curation.capture import nudge
     from orbit_learnings.store.fileops import posix_lock
     from orbit_learnings.store.workspace import Workspace
@@ -329,11 +332,13 @@ def test_a_busy_state_is_skipped_not_waited_for(workspace: Path) -> None:
     ws = Workspace(workspace)
     transcript = str(_transcript(workspace, *_python_then_python3()))
     with posix_lock(workspace / ".orbit/state" / nudge.LOCK_FILE):
-        said = nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript)
-    assert "make_fixtures.py" in said
+        assert nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript) == ""
+        ruled = nudge.at_prompt(ws, "s-9", RULE, transcript=transcript)
+        assert ruled == nudge.NUDGE  # the prompt's own line; nothing named while busy
+        assert nudge.at_stop(ws, "s-9", already_active=False, transcript=transcript) == ""
     assert not (workspace / ".orbit/state" / nudge.STATE_FILE).exists()
     said = nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript)
-    assert "make_fixtures.py" in said  # not remembered while busy: named when it was free
+    assert "make_fixtures.py" in said  # named once the state is free, and once only
     assert nudge.at_prompt(ws, "s-9", "Now the docs.", transcript=transcript) == ""
 
 
@@ -346,3 +351,19 @@ def test_doctor_says_when_reflect_is_on_but_the_stop_entry_is_missing(workspace:
     assert "capture.reflect is on" in said and "no orbit Stop entry" in said
     assert run_orbit("hooks", "install", "--claude", cwd=workspace).code == 0
     assert "no orbit Stop entry" not in run_orbit("doctor", cwd=workspace).out
+
+
+def test_a_hook_that_fails_half_way_writes_nothing(workspace: Path) -> None:
+    """From a second review: an exception inside the state's block marked moments named
+    that were never shown; now nothing is saved."""
+    import pytest
+
+    from orbit_learnings.curation.capture import nudge
+    from orbit_learnings.store.workspace import Workspace
+
+    ws = Workspace(workspace)
+    with pytest.raises(RuntimeError), nudge._SessionState(ws, "s-1") as state:
+        assert state is not None
+        state["named"] = ["e419e6935133"]
+        raise RuntimeError("the index could not be read")
+    assert not (workspace / ".orbit/state" / nudge.STATE_FILE).exists()

@@ -73,10 +73,10 @@ def _proposes(turn: Turn) -> bool:
         return True
     from orbit_learnings.curation.capture import commands
 
-    for words in commands.segments(str(turn.tool_input.get("command", ""))):
-        program = os.path.basename(words[0]) if words else ""
-        if program == "orbit" and words[1:3] == ["learning", "propose"]:
-            return not {"--help", "-h"} & set(words)
+    for segment in commands.segments(str(turn.tool_input.get("command", ""))):
+        words = commands.program_words(segment)  # `uv run orbit …`, `ORBIT_X=1 orbit …`
+        if words[:3] == ["orbit", "learning", "propose"]:
+            return not {"--help", "-h"} & set(words[3:])
     return False
 
 

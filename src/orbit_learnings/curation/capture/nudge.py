@@ -56,6 +56,7 @@ NOTICED_SINCE = (
     f"a person reviews it {QUOTED}:\n"
 )
 MAX_NOTICED = 3  # moments named in one request
+MAX_NAMED = 500  # a window's moments remembered as named: far more than a window holds
 
 
 def switched_on(ws: Workspace) -> set[str]:
@@ -89,13 +90,17 @@ def at_prompt(
     text = (prompt or "").strip()
     ruled = len(text.split()) >= 3 and bool(rule_cue(text[:2000]))
     seen = noticed.read_end(transcript) if "nudge" in on else None
-    if not ruled and not (seen and seen.lines):
-        return ""
+    lines = seen.lines if seen is not None else []
+    if not ruled and not _unnamed(dict(_load(ws).get(session, {})), lines):
+        return ""  # nothing new: the state is neither locked nor written
+    proposals = _count(ws) if ruled else None  # before the lock: it queries the index
+    fresh: list[str] = []
     with _SessionState(ws, session) as state:
-        fresh = _unnamed(state, seen.lines) if seen is not None else []
-        if ruled:
-            state.setdefault("proposals", _count(ws))
-            state["moments"] = _number(state.get("moments")) + 1
+        if state is not None:
+            fresh = _unnamed(state, lines)
+            if proposals is not None:
+                state.setdefault("proposals", proposals)
+                state["moments"] = _number(state.get("moments")) + 1
     if "nudge" not in on:
         return ""
     return "\n\n".join(
@@ -120,8 +125,8 @@ def at_stop(
     if not (seen.lines if seen is not None else known.get("moments")):
         return ""  # the transcript, when there is one, says better than the prompts did
     with _SessionState(ws, session) as state:
-        if state.get("asked"):
-            return ""
+        if state is None or state.get("asked"):
+            return ""  # busy: rather no reflection than one asked twice
         fresh = _unnamed(state, seen.lines) if seen is not None else []
         state["asked"] = True
         baseline = state.get("proposals")
@@ -140,7 +145,7 @@ def _unnamed(state: dict[str, object], lines: list[str]) -> list[str]:
     keyed = [(line, _key(line)) for line in lines]
     fresh = [pair for pair in reversed(keyed) if pair[1] not in before][:MAX_NOTICED]
     now = before | {key for _, key in fresh}
-    state["named"] = [key for _, key in keyed if key in now]
+    state["named"] = [key for _, key in keyed if key in now][-MAX_NAMED:]
     return [line for line, _ in reversed(fresh)]
 
 
@@ -156,7 +161,7 @@ def _listed(lines: list[str]) -> str:
 
 class _SessionState:
     """One session's state, loaded and saved under the state's lock (the hooks' deadline);
-    when another hook holds it, a throw-away copy: a hint is skipped, a hook never waits.
+    None when another hook holds it: the hint is skipped, a hook never waits.
     (A class, not `contextlib`: the prompt hook imports nothing it can do without.)"""
 
     def __init__(self, ws: Workspace, session: str) -> None:
@@ -164,7 +169,7 @@ class _SessionState:
         self.lock: AbstractContextManager[object] | None = None
         self.states: dict[str, dict[str, object]] = {}
 
-    def __enter__(self) -> dict[str, object]:
+    def __enter__(self) -> dict[str, object] | None:
         from orbit_learnings.store.fileops import HOT_LOCK_SECONDS, LockBusy, posix_lock
 
         try:
@@ -174,18 +179,19 @@ class _SessionState:
             )
             lock.__enter__()
         except (LockBusy, OSError):
-            return {}
+            return None
         self.lock = lock
         self.states = _load(self.ws)
         state = self.states.pop(self.session, {})  # re-inserted last: newest sessions kept
         self.states[self.session] = state
         return state
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, failure: type[BaseException] | None, *rest: object) -> None:
         if self.lock is None:
             return
         try:
-            _save(self.ws, self.states)
+            if failure is None:  # a hook that failed half-way writes nothing it did not do
+                _save(self.ws, self.states)
         finally:
             self.lock.__exit__(None, None, None)
 

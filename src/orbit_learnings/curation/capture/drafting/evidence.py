@@ -67,8 +67,9 @@ def _quote(said: str, *, around: str = "") -> str:
     text = said.strip() if len(said) <= QUOTE_CHARS else said[:QUOTE_CHARS].rstrip() + " …"
     at = _where(said, around) if len(said) > QUOTE_CHARS else -1
     if at > QUOTE_CHARS - len(around):
-        start = said.rfind("\n", 0, at) + 1 if "\n" in said[max(0, at - 200) : at] else at
-        excerpt = said[start : start + QUOTE_CHARS // 2].rstrip()
+        start = max(said.rfind("\n", 0, at) + 1, at - 80)  # its line, or just before it
+        end = max(start + QUOTE_CHARS // 2, at + len(around) + 20)
+        excerpt = said[start:end].rstrip()
         text = said[: QUOTE_CHARS // 2].rstrip() + " …\n…\n" + excerpt + " …"
     return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
 

@@ -92,6 +92,18 @@ _MY_CODE = re.compile(
     r"(不要|别|不用|不许|不准)(修改|改动|改|动)(我的)?(代码|文件)",
     re.I,
 )
+_ALWAYS_WORDS = (  # the words that make a sentence standing wherever they stand (`_ALWAYS`)
+    r"\b(never|always|from now on|going forward|in future|every time|whenever|by default|"
+    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда)\b|"
+    r"以后|今后|永远|总是|始终|一律|每次|禁止|严禁|必ず|常に|今後|항상|절대"
+)
+# A rule about what may be touched that says where or why stands ("Don't touch my code in
+# legacy/, it is frozen for the audit", "以后不要改我的代码").
+_SCOPED = re.compile(
+    r"\b(in|under|inside)\s+`?[\w.-]*/|\bbecause\b|,\s*(it|they|tests?) (is|are|compare)\b|"
+    + _ALWAYS_WORDS,
+    re.I,
+)
 # A fragment: it opens with a preposition and has no second clause ("Instead of duplicate
 # tables with the same structure"); one with a standing word is a clause ("In tests always …").
 _FRAGMENT = re.compile(r"^(instead of|because|if|when|with|without|in|for|from)\b[^,;:]*$", re.I)
@@ -165,12 +177,7 @@ def person_reason(summary: str, *, stopped: bool = False, said: str = "") -> str
 
 # The firm standing shapes (`person_reason`): `_ALWAYS`, a word that makes a sentence a rule
 # wherever it stands; `_FORBIDS`, a clause that opens by forbidding; `_PREFER`.
-_ALWAYS = re.compile(
-    r"\b(never|always|from now on|going forward|in future|every time|whenever|by default|"
-    r"immer|niemals|nie|jamais|toujours|nunca|siempre|всегда|никогда)\b|"
-    r"以后|今后|永远|总是|始终|一律|每次|禁止|严禁|必ず|常に|今後|항상|절대",
-    re.I,
-)
+_ALWAYS = re.compile(_ALWAYS_WORDS, re.I)
 # A clause that opens by forbidding ("Don't …", "…, dont talk about it", "We don't need …",
 # "请不要…", "禁止…"), or forbids with "must not", "stop using": the person's own rule, where a
 # "don't" or an "instead" inside a clause as often shapes this task's request ("assume I do
@@ -278,7 +285,7 @@ def _not_a_rule(summary: str) -> str | None:
         return "too short to state a rule"
     if _SPEAKER.match(summary):
         return "the speaker's own view or state, not a rule"
-    if _THIS_TASK.search(summary) or (_MY_CODE.search(summary) and not _ALWAYS.search(summary)):
+    if _THIS_TASK.search(summary) or (_MY_CODE.search(summary) and not _SCOPED.search(summary)):
         return "a request for this task, not a standing rule"
     if _BUG_REPORT.search(summary) and not STANDING.match(summary):
         return "a bug report or an error, not a rule"  # not "Don't use npm, it doesn't work …"
@@ -311,12 +318,21 @@ def echoes(said: str, agents: str) -> bool:
     word of it is the agent's. Runs of words, not words: a correction of a long plan uses the
     plan's vocabulary, not its sentences."""
     words = [w.lower() for w in _ECHO_WORD.findall(said)]
-    if len(words) < ECHO_WORDS:
+    if len(words) < ECHO_WORDS or _adds_a_standing_word(said, agents):
         return False
     given = [w.lower() for w in _ECHO_WORD.findall(agents)]
     runs = {tuple(given[i : i + ECHO_RUN]) for i in range(len(given) - ECHO_RUN + 1)}
     said_runs = [tuple(words[i : i + ECHO_RUN]) for i in range(len(words) - ECHO_RUN + 1)]
+    if said_runs[0] not in runs:  # "Never run npm install in the root …": it opens as theirs
+        return False
     return sum(run in runs for run in said_runs) >= ECHOED * len(said_runs)
+
+
+def _adds_a_standing_word(said: str, agents: str) -> bool:
+    """A standing or forbidding word the person added to the agent's sentence ("Yes,
+    always …", "Never …"): their rule, whatever else they repeated."""
+    theirs = {m.group(0).lower() for m in STANDING.finditer(said)}
+    return bool(theirs - {m.group(0).lower() for m in STANDING.finditer(agents)})
 
 
 # A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
