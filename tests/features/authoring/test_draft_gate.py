@@ -519,3 +519,14 @@ def test_a_standing_word_the_summary_puts_in_code_is_still_read() -> None:
     the person did not, and the sentence's "stop writing" must still be found."""
     said = "stop writing to prod; use DATABASE_URL_TEST for that"
     assert person_reason("Use `DATABASE_URL_TEST` for that", said=said) is None
+
+
+def test_a_word_in_front_of_the_agents_own_text_does_not_make_it_the_persons() -> None:
+    """From a third review: "OK: " or "Yes, " before the plan or the offer handed back is
+    still the agent's words; a standing word added ("every time") is the person's."""
+    from orbit_learnings.curation.capture.drafting.gate import echoes
+
+    plan = ("I'll run npm install in the root to regenerate the lockfile and then run the whole "
+            "test suite again.")  # fmt: skip
+    assert echoes("OK: " + plan, plan) and echoes("Yes, " + plan, plan)
+    assert not echoes(plan.rstrip(".") + ", every time.", plan)

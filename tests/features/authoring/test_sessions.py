@@ -445,6 +445,12 @@ def test_a_here_documents_body_is_data_not_commands() -> None:
         ("grep '$(foo bar)' file", [["grep", "$(foo bar)", "file"]]),  # single quotes: text
         ('git commit -m "$(cat <<EOF\nfix && more\nEOF\n)" && git push',
          [["git", "commit", "-m", "$(cat <<EOF\nfix && more\nEOF\n)"], ["git", "push"]]),
+        # From a third review: Claude Code's own commit form, with an apostrophe in the body
+        ("git commit -m \"$(cat <<'EOF'\nfix: don't crash\nEOF\n)\" && npm test",
+         [["git", "commit", "-m", "$(cat <<'EOF'\nfix: don't crash\nEOF\n)"], ["npm", "test"]]),
+        ('echo "$(echo it\\\'s)" && npm test', [["echo", "$(echo it\\'s)"], ["npm", "test"]]),
+        ("make -j$((N+1)) test", [["make", "-j$((N+1))", "test"]]),
+        ("x=$( (cd a; ls) ) && npm test", [["x=$( (cd a; ls) )"], ["npm", "test"]]),
     ],
 )  # fmt: skip
 def test_a_command_substitution_is_one_word_given_back_as_written(
@@ -466,6 +472,8 @@ def test_a_command_substitution_is_one_word_given_back_as_written(
         ("cat <<-EOF\n\tbody && x\n\tEOF\nnpm test", [["cat"], ["npm", "test"]]),
         ("cd web\nnpm test", [["cd", "web"], ["npm", "test"]]),  # a line break ends a command
         ("npm run \\\n  build", [["npm", "run", "build"]]),  # … unless it is continued
+        ("python - <<'PY'\r\nimport os\r\nPY\r\nnpm test", [["python", "-"], ["npm", "test"]]),
+        ("cd web  # it's the app\nnpm test", [["cd", "web"], ["npm", "test"]]),  # a comment
     ],
 )  # fmt: skip
 def test_a_here_document_or_a_line_break_ends_where_a_shell_ends_it(
@@ -500,3 +508,8 @@ def test_a_saved_hook_context_is_the_harness_not_an_unknown_line(tmp_path: Path)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     session = read_session(str(path), max_bytes=1 << 20)
     assert session.skipped == 0 and [t.text for t in session.turns] == ["Fix it."]
+
+
+def test_the_command_a_rule_shows_keeps_a_substitution_as_written() -> None:
+    """From a third review: `make '-j$(nproc)' build` was shown, which runs differently."""
+    assert commands.first_segment("cd web && make -j$(nproc) build") == "make -j$(nproc) build"

@@ -367,3 +367,19 @@ def test_a_hook_that_fails_half_way_writes_nothing(workspace: Path) -> None:
         state["named"] = ["e419e6935133"]
         raise RuntimeError("the index could not be read")
     assert not (workspace / ".orbit/state" / nudge.STATE_FILE).exists()
+
+
+def test_a_prompt_with_nothing_new_leaves_the_state_alone(workspace: Path) -> None:
+    """From a third review: once every moment is named, a prompt that states no rule takes
+    no lock and writes nothing (the file is not replaced)."""
+    from orbit_learnings.curation.capture import nudge
+    from orbit_learnings.store.workspace import Workspace
+
+    switch_on(workspace)
+    ws = Workspace(workspace)
+    transcript = str(_transcript(workspace, *_python_then_python3()))
+    assert "make_fixtures.py" in nudge.at_prompt(ws, "s-1", "Now the docs.", transcript=transcript)
+    state = workspace / ".orbit/state" / nudge.STATE_FILE
+    written = state.stat().st_ino
+    assert nudge.at_prompt(ws, "s-1", "Now the tests.", transcript=transcript) == ""
+    assert state.stat().st_ino == written

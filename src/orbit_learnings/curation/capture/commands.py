@@ -83,6 +83,10 @@ def _lines_as_commands(command: str) -> str:
             out.append(" " if escaped == "\n" else char + escaped)  # `\` + line break: one line
             position += 1
             continue
+        if char == "#" and not quote and (not out or out[-1] in " \t;\n"):
+            end = command.find("\n", position)  # a comment: no quote in it opens anything
+            position = len(command) if end < 0 else end
+            continue
         if char in "'\"" and (not quote or char == quote):
             quote = "" if quote else char
         out.append(" ;\n" if char == "\n" and not quote else char)
@@ -136,6 +140,7 @@ def _after_bodies(command: str, start: int, pending: list[tuple[str, bool]]) -> 
             end = len(command) if end < 0 else end
             line = command[position:end]
             position = end + 1
+            line = line.removesuffix("\r")
             if (line.lstrip(" \t") if dash else line) == word:
                 break
     return min(position, len(command))
@@ -146,6 +151,7 @@ def _after_bodies(command: str, start: int, pending: list[tuple[str, bool]]) -> 
 _HELD = {" ": "\ue002", "\t": "\ue003", "|": "\ue004", ";": "\ue005", "&": "\ue006",
          "<": "\ue007", ">": "\ue008", "(": "\ue009", ")": "\ue001", "\n": "\ue00a",
          "'": "\ue00b", '"': "\ue00c"}  # fmt: skip
+_HOLD = str.maketrans(_HELD)  # a here-document inside `$(…)`: held whole, never followed
 _GIVEN_BACK = str.maketrans({"\ue000": "$(", **{v: k for k, v in _HELD.items()}})
 
 
@@ -172,8 +178,25 @@ def _hold_substitutions(command: str) -> str:
                 quotes[-1] = "" if quote else char
             out.append(char)
         else:
+            if char == "\\" and quote != "'":
+                escaped = command[position : position + 1]
+                out.append("\\" + _HELD.get(escaped, escaped))
+                position += 1
+                continue
+            marker = None if quote or char != "<" else _MARKER.match(command, position - 1)
+            if marker and not command.startswith("<<<", position - 1):
+                body_end = command.find("\n", marker.end())
+                if body_end >= 0:
+                    stop = _after_bodies(
+                        command, body_end + 1, [(marker["word"], marker["dash"] == "-")]
+                    )
+                    out.append(command[position - 1 : stop].translate(_HOLD))
+                    position = stop
+                    continue
             if char in "'\"" and (not quote or char == quote):
                 quotes[-1] = "" if quote else char
+            elif char == "(" and not quote:
+                quotes.append("")  # `$((…))`, `$( (cd a; ls) )`: a `)` closes it first
             elif char == ")" and not quote:
                 quotes.pop()
             out.append(_HELD.get(char, char))
@@ -202,7 +225,7 @@ def segments(command: str) -> list[list[str]]:
     return [list(words) for words in _segments(without_data(command))]
 
 
-@functools.lru_cache(maxsize=2048)  # keyed on the data-free line: 2 MB at the very most
+@functools.lru_cache(maxsize=2048)  # keyed on the data-free line: about 4 MB at the most
 def _segments(command: str) -> tuple[tuple[str, ...], ...]:
     parts: list[list[str]] = [[]]
     skip_next = False
@@ -359,8 +382,9 @@ def first_segment(command: str) -> str:
     """The first simple command of a line that runs an operation (`cd web && npm i -D x` →
     `npm i -D x`), quoted for a shell; the whole line when none does."""
     for words in segments(command):
-        if operation(shlex.join(words)) is not None:
-            return shlex.join(words)
+        shown = " ".join(w if "$(" in w else shlex.quote(w) for w in words)  # `-j$(nproc)` as run
+        if operation(shown) is not None:
+            return shown
     return command.strip()
 
 

@@ -91,15 +91,18 @@ def at_prompt(
     ruled = len(text.split()) >= 3 and bool(rule_cue(text[:2000]))
     seen = noticed.read_end(transcript) if "nudge" in on else None
     lines = seen.lines if seen is not None else []
-    if not ruled and not _unnamed(dict(_load(ws).get(session, {})), lines):
+    known = _load(ws).get(session, {})
+    if not ruled and not _unnamed(dict(known), lines):
         return ""  # nothing new: the state is neither locked nor written
-    proposals = _count(ws) if ruled else None  # before the lock: it queries the index
+    first = ruled and "proposals" not in known  # the index is asked once, before the lock
+    proposals = _count(ws) if first else None
     fresh: list[str] = []
     with _SessionState(ws, session) as state:
         if state is not None:
             fresh = _unnamed(state, lines)
             if proposals is not None:
                 state.setdefault("proposals", proposals)
+            if ruled:
                 state["moments"] = _number(state.get("moments")) + 1
     if "nudge" not in on:
         return ""

@@ -323,16 +323,18 @@ def echoes(said: str, agents: str) -> bool:
     given = [w.lower() for w in _ECHO_WORD.findall(agents)]
     runs = {tuple(given[i : i + ECHO_RUN]) for i in range(len(given) - ECHO_RUN + 1)}
     said_runs = [tuple(words[i : i + ECHO_RUN]) for i in range(len(words) - ECHO_RUN + 1)]
-    if said_runs[0] not in runs:  # "Never run npm install in the root …": it opens as theirs
-        return False
     return sum(run in runs for run in said_runs) >= ECHOED * len(said_runs)
 
 
 def _adds_a_standing_word(said: str, agents: str) -> bool:
     """A standing or forbidding word the person added to the agent's sentence ("Yes,
     always …", "Never …"): their rule, whatever else they repeated."""
-    theirs = {m.group(0).lower() for m in STANDING.finditer(said)}
-    return bool(theirs - {m.group(0).lower() for m in STANDING.finditer(agents)})
+
+    def standing(text: str) -> set[str]:
+        found = [*STANDING.finditer(text), *_ALWAYS.finditer(text)]  # "every time" too
+        return {match.group(0).lower() for match in found}
+
+    return bool(standing(said) - standing(agents))
 
 
 # A script of the project run by its interpreter (`python train.py`, `node build.js`): a long
