@@ -17,7 +17,7 @@ would ask:
 
 With the nudge on too, each later prompt names up to three moments the transcript shows that
 were not named yet (the Stop of a turn comes before the next prompt). The choosing and the
-naming are the hooks' own (`nudge._unnamed`, `noticed.described`); the session so far is read
+naming are the hooks' own (`nudge._unnamed`, `nudge.described`); the session so far is read
 whole, as the hooks read it up to 4 MiB.
 
 Reported: the share of sessions it asks in (and of sessions labelled empty), the share of
@@ -60,8 +60,7 @@ class Tally:
 
 def replay(folder: Path, sessions: list[dict[str, Any]], tally: Tally) -> None:
     from orbit_learnings.curation.capture.moments import find_moments, rule_cue
-    from orbit_learnings.curation.capture.noticed import described
-    from orbit_learnings.curation.capture.nudge import _unnamed
+    from orbit_learnings.curation.capture.nudge import _unnamed, described
     from orbit_learnings.curation.capture.readers import read_session
     from orbit_learnings.curation.capture.sessions import USER
 

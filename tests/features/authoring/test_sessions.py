@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orbit_learnings.curation.capture import commands, moments
+from orbit_learnings.curation.capture import commands, moments, shell
 from orbit_learnings.curation.capture.drafting.scope import globs_for
 from orbit_learnings.curation.capture.drafting.wording import finding_rule
 from orbit_learnings.curation.capture.extract import extract_sessions
@@ -428,10 +428,10 @@ def test_a_here_documents_body_is_data_not_commands() -> None:
     commands nobody ran. The body is left out; the line after its terminator is a command."""
     body = "\n".join(f"x{i} = 'a' && rm -rf b{i}" for i in range(3000))
     command = f"cat > mod.py <<'EOF'\n{body}\nEOF\nnpm test"
-    assert commands.tokens(command) == ["cat", ">", "mod.py", "<<", "EOF", ";", "npm", "test"]
+    assert shell.tokens(command) == ["cat", ">", "mod.py", "<<", "EOF", ";", "npm", "test"]
     assert commands.segments(command) == [["cat"], ["npm", "test"]]
     assert commands.operation(command) == "npm test"
-    assert len(commands.without_data("x" * 10_000)) == commands.MAX_COMMAND_CHARS
+    assert len(shell.without_data("x" * 10_000)) == shell.MAX_COMMAND_CHARS
 
 
 @pytest.mark.parametrize(

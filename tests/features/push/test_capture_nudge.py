@@ -134,7 +134,7 @@ def test_the_end_of_a_long_transcript_is_read_from_a_record_start(tmp_path: Path
     """A hook reads a bounded end of the session: the record cut in half is left out, one
     that starts exactly at the cut is kept, the moment at the end is found."""
     from orbit_learnings.curation.capture.moments import find_moments
-    from orbit_learnings.curation.capture.noticed import end_of
+    from orbit_learnings.curation.capture.nudge import end_of
     from orbit_learnings.curation.capture.readers import session_of_text
     from tests.features.authoring import claude_records as claude
 
@@ -198,7 +198,7 @@ def test_each_kind_of_moment_is_named_as_what_happened() -> None:
     """The line the agent reads says who spoke or what the machine did: a refusal by the
     machine is not "the user said", and terminal colours are not quoted."""
     from orbit_learnings.curation.capture.moments import Moment
-    from orbit_learnings.curation.capture.noticed import described
+    from orbit_learnings.curation.capture.nudge import described
 
     fixed = Moment("error-fix", [1, 3], 0.7, failed="yarn test:web", fixed="yarn test",
                    error="\x1b[31mUsage Error\x1b[39m: Couldn't find a script named \"test:web\"")  # fmt: skip
@@ -263,7 +263,7 @@ def test_moments_are_named_newest_first_and_never_twice() -> None:
 def test_the_end_of_a_codex_rollout_is_read_as_codex(tmp_path: Path) -> None:
     """Found by review: a window opening on `event_msg` rows was read as Claude Code and
     showed nothing."""
-    from orbit_learnings.curation.capture import noticed
+    from orbit_learnings.curation.capture import nudge as noticed
     from tests.features.authoring import codex_records
 
     path = Path(codex_records.rollout(tmp_path, [
@@ -290,7 +290,7 @@ def test_a_transcript_that_is_no_regular_file_is_not_read(tmp_path: Path) -> Non
     hook opens it without blocking and reads only a regular file."""
     import os
 
-    from orbit_learnings.curation.capture import noticed
+    from orbit_learnings.curation.capture import nudge as noticed
 
     fifo = tmp_path / "transcript.jsonl"
     os.mkfifo(fifo)
@@ -302,7 +302,7 @@ def test_a_transcript_that_is_no_regular_file_is_not_read(tmp_path: Path) -> Non
 def test_only_a_real_proposal_counts_as_proposed(tmp_path: Path) -> None:
     """`orbit learning propose --help`, a propose that failed, or a grep for the words are
     no proposal: the reflection still asks."""
-    from orbit_learnings.curation.capture import noticed
+    from orbit_learnings.curation.capture import nudge as noticed
     from tests.features.authoring import claude_records as claude
 
     def proposed(*records: dict[str, object]) -> bool:

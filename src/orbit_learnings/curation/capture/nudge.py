@@ -19,12 +19,15 @@ active. Patterns find where a lesson shows; the agent that lived it writes it.
 
 The per-session state is a hint shared by every agent window of the repository: read and
 written under a lock taken with the hooks' deadline, skipped when busy, newest sessions kept.
+The transcript's end is read bounded (`END_BYTES`) and never waited on: only a regular file,
+opened without blocking, so a path swapped for a FIFO or a device gives nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 
 from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.store.layout import CAPTURE_MOMENTS_FILE
@@ -33,6 +36,9 @@ from orbit_learnings.store.workspace import Workspace
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the prompt hook pays for no typing import
     from contextlib import AbstractContextManager
+
+    from orbit_learnings.curation.capture.moments import Moment
+    from orbit_learnings.curation.capture.sessions import Turn
 
 STATE_FILE = CAPTURE_MOMENTS_FILE  # session -> {"moments", "asked", "proposals", "named"}
 LOCK_FILE = STATE_FILE + ".lock"
@@ -84,12 +90,11 @@ def at_prompt(
     on = switched_on(ws) if session else set()
     if not session or not on:
         return ""  # off (the default): the prompt hook pays for nothing more
-    from orbit_learnings.curation.capture import noticed
     from orbit_learnings.curation.capture.moments import rule_cue
 
     text = (prompt or "").strip()
     ruled = len(text.split()) >= 3 and bool(rule_cue(text[:2000]))
-    seen = noticed.read_end(transcript) if "nudge" in on else None
+    seen = read_end(transcript) if "nudge" in on else None
     lines = seen.lines if seen is not None else []
     known = _load(ws).get(session, {})
     if not ruled and not _unnamed(dict(known), lines):
@@ -122,9 +127,7 @@ def at_stop(
     known = _load(ws).get(session, {})
     if known.get("asked"):
         return ""  # asked already: the transcript is not read again
-    from orbit_learnings.curation.capture import noticed
-
-    seen = noticed.read_end(transcript)
+    seen = read_end(transcript)
     if not (seen.lines if seen is not None else known.get("moments")):
         return ""  # the transcript, when there is one, says better than the prompts did
     with _SessionState(ws, session) as state:
@@ -231,3 +234,113 @@ def _save(ws: Workspace, states: dict[str, dict[str, object]]) -> None:
         atomic_write_text(_path(ws), json.dumps(recent), durable=False)
     except OSError:
         pass  # a read-only checkout: no nudge state, no harm
+
+
+# --- what the end of the session shows ----------------------------------------------
+
+
+END_BYTES = 4 << 20  # the end of the session read: a turn's worth and more, however long it is
+
+
+class Noticed:
+    """The moments of the end of a session, each in one line, oldest first; whether the
+    session (in what was read) proposed a learning. (No dataclass: hooks import lean.)"""
+
+    def __init__(self, lines: list[str], *, proposed: bool) -> None:
+        self.lines, self.proposed = lines, proposed
+
+
+def read_end(path: str | None) -> Noticed | None:
+    """The moments in the end of the session at `path`, and whether it proposed; None when
+    there is no regular file to read there."""
+    from orbit_learnings.curation.capture.moments import find_moments
+    from orbit_learnings.curation.capture.moments.base import failed
+    from orbit_learnings.curation.capture.readers import session_of_text
+    from orbit_learnings.curation.capture.sessions import TOOL_RESULT
+
+    if not path:
+        return None
+    text = end_of(path, max_bytes=END_BYTES)
+    if text is None:
+        return None
+    session = session_of_text(path, text)
+    results = {t.tool_id: t for t in session.turns if t.kind == TOOL_RESULT and t.tool_id}
+    proposed = any(
+        _proposes(turn) and not failed(results.get(turn.tool_id)) for turn in session.turns
+    )
+    ordered = sorted(find_moments(session), key=lambda m: m.lines[0])
+    return Noticed([described(m) for m in ordered], proposed=proposed)
+
+
+def end_of(path: str, *, max_bytes: int) -> str | None:
+    """The last `max_bytes` of a regular file, from the start of a record (the line cut in
+    half is left out); None for anything else, without blocking on it."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(descriptor)
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        start = max(0, status.st_size - max_bytes - 1)  # a record starting at the cut stays
+        handle.seek(start)
+        raw = handle.read(max_bytes + 1)
+    if start > 0:
+        raw = raw.partition(b"\n")[2]
+    return raw.decode("utf-8", errors="replace")
+
+
+def _proposes(turn: Turn) -> bool:
+    """A call of `orbit learning propose`, by the CLI (not its `--help`) or the MCP tool."""
+    from orbit_learnings.curation.capture.sessions import TOOL_USE
+
+    if turn.kind != TOOL_USE:
+        return False
+    if turn.tool.replace("_", ".").lower().endswith("learning.propose"):
+        return True
+    from orbit_learnings.curation.capture import commands
+
+    for segment in commands.segments(str(turn.tool_input.get("command", ""))):
+        words = commands.program_words(segment)  # `uv run orbit …`, `ORBIT_X=1 orbit …`
+        if words[:3] == ["orbit", "learning", "propose"]:
+            return not {"--help", "-h"} & set(words[3:])
+    return False
+
+
+_SAID = {
+    "rejection": "the user refused a call and said",
+    "interruption": "the user interrupted and said",
+    "queued": "the user said while you worked",
+    "redo": "the user said after your edit",
+    "pasted-error": "the user showed a failure",
+    "stated": "the user stated with the task",
+    "finding": "you found",
+    "refused": "the user refused a call without a word; you had said",
+}
+
+
+def described(moment: Moment) -> str:
+    """A moment as one line the agent can place: what was said, what failed and how it then
+    passed, or what the machine would not do."""
+    from orbit_learnings.curation.capture.moments.base import ANSI
+
+    error = _short(ANSI.sub("", moment.error), 70)
+    if moment.kind == "error-fix" and moment.failed:
+        failed_command, fixed = _short(moment.failed, 60), _short(moment.fixed, 60)
+        passed = f"then `{fixed}` passed" if fixed and fixed != failed_command else "then it passed"
+        return f"`{failed_command}` failed ({error}); {passed}"
+    if moment.kind == "blocked":
+        return f"`{_short(moment.failed, 60)}` failed here ({error})"
+    if moment.kind == "hang":
+        return f"`{_short(moment.failed, 60)}` never returned"
+    if moment.kind == "unreachable":
+        return f"`{_short(' '.join(moment.files[:1]), 80)}` was out of your reach"
+    words = moment.said or moment.failed or moment.error
+    return f'{_SAID.get(moment.kind, "the user said")}: "{_short(words, 110)}"'
+
+
+def _short(text: str, most: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
