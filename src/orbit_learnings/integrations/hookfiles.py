@@ -230,13 +230,21 @@ def commands_in(path: Path, marker: str) -> list[str]:
         return []
     data = json.loads(text or "{}")
     hooks = data.get("hooks") if isinstance(data, dict) else None
+    events = hooks.values() if isinstance(hooks, dict) else []
+    return [
+        command for entries in events for command in event_commands(entries) if marker in command
+    ]
+
+
+def event_commands(entries: object) -> list[str]:
+    """The commands of one event's entries, nested in groups (`{matcher, hooks: [...]}`) or
+    flat; anything malformed is passed over."""
     found: list[str] = []
-    for entries in hooks.values() if isinstance(hooks, dict) else []:
-        for entry in entries if isinstance(entries, list) else []:
-            handlers = entry.get("hooks") if isinstance(entry, dict) else None
-            for handler in handlers if isinstance(handlers, list) else [entry]:
-                for key in ("command", "bash"):
-                    text = handler.get(key) if isinstance(handler, dict) else None
-                    if isinstance(text, str) and marker in text:
-                        found.append(text)
+    for entry in entries if isinstance(entries, list) else []:
+        handlers = entry.get("hooks") if isinstance(entry, dict) else None
+        for handler in handlers if isinstance(handlers, list) else [entry]:
+            for key in ("command", "bash"):
+                text = handler.get(key) if isinstance(handler, dict) else None
+                if isinstance(text, str):
+                    found.append(text)
     return found

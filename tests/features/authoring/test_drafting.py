@@ -325,7 +325,6 @@ def test_a_probe_after_a_failure_is_never_the_fix(tmp_path: Path) -> None:
         claude.result("t2", "/usr/local/bin/omx\nUsage: omx <command>"),
     )
     assert drafts == []
-    from orbit_learnings.curation.capture.drafting import reruns
 
     probe = Moment("error-fix", [1, 2], 0.7, failed="omx explore", fixed="which omx; omx --help")
     assert reruns.changed_programs(probe) is None  # a probe names no program to use
@@ -348,7 +347,6 @@ def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
         claude.result("t2", "ready - started server on 0.0.0.0:3000"),
     )
     assert drafts == []
-    from orbit_learnings.curation.capture.drafting import reruns
 
     wrapped = Moment("error-fix", [1, 2], 0.7, failed="npm run build", fixed="timeout 15 npm test")
     assert reruns.changed_programs(wrapped) is None  # still npm
@@ -356,7 +354,6 @@ def test_a_rerun_that_cannot_fail_or_only_times_out_another_script_is_no_rule(
 
 def test_inside_a_container_is_no_program_missing_here() -> None:
     """Found by a second review: a rerun inside a container says where, not "not found here"."""
-    from orbit_learnings.curation.capture.drafting import reruns
 
     moment = Moment("error-fix", [1, 2], 0.7, failed="pytest", operation="pytest",
                     fixed="docker compose exec web pytest",
@@ -369,7 +366,6 @@ def test_inside_a_container_is_no_program_missing_here() -> None:
 def test_a_program_is_missing_only_when_its_own_name_is() -> None:
     """`node` is not missing because `nodemon` is: the failure must name the program itself
     (one test for both the rule's wording and the gate, `missing_named`)."""
-    from orbit_learnings.curation.capture.drafting import reruns
 
     moment = Moment("error-fix", [1, 2], 0.7, failed="node build.js", operation="node",
                     fixed="bun build.js", error="sh: 1: nodemon: not found")  # fmt: skip

@@ -19,6 +19,7 @@ from orbit_learnings.core.errors import OrbitError
 from orbit_learnings.curation.capture.drafting import Draft, draft_or_reason
 from orbit_learnings.curation.capture.drafting.scope import collapsed
 from orbit_learnings.curation.capture.moments import Moment, find_moments
+from orbit_learnings.curation.capture.moments.base import one_line, words_of
 from orbit_learnings.curation.capture.readers import read_session
 from orbit_learnings.curation.capture.sessions import Session
 
@@ -94,9 +95,8 @@ def _deterministic(
 def _moment_record(session: Session, moment: Moment, why: str) -> dict[str, object]:
     """A moment without a draft as `extract` shows it: where, what kind, why no draft, and
     its words (the person's, the agent's, or the failing command)."""
-    said = " ".join((moment.said or moment.failed or moment.error).split())
     return {"file": session.path, "lines": moment.lines, "moment": moment.kind, "why": why,
-            "quote": said if len(said) <= 100 else said[:99] + "…"}  # fmt: skip
+            "quote": one_line(words_of(moment), 100)}  # fmt: skip
 
 
 def same_lesson(summary: str, summaries: Sequence[str]) -> int | None:

@@ -13,9 +13,9 @@ capture:
 The nudge is one line (about 60 tokens) when the prompt reads as a rule (`never`, `always`,
 `instead`, `以后`, … — the same cues `extract` uses), and names the moments the end of the
 transcript shows that no request named yet, newest first, at most three (about 40 tokens
-each; `noticed`). The reflection blocks the end of a turn at most once a session, when a
-moment came and nothing was proposed, never when the agent says a stop hook is already
-active. Patterns find where a lesson shows; the agent that lived it writes it.
+each; `read_end`, `described`). The reflection blocks the end of a turn at most once a
+session, when a moment came and nothing was proposed, never when the agent says a stop
+hook is already active. Patterns find where a lesson shows; the agent that lived it writes it.
 
 The per-session state is a hint shared by every agent window of the repository: read and
 written under a lock taken with the hooks' deadline, skipped when busy, newest sessions kept.
@@ -226,14 +226,15 @@ def _load(ws: Workspace) -> dict[str, dict[str, object]]:
 
 
 def _save(ws: Workspace, states: dict[str, dict[str, object]]) -> None:
+    import contextlib
+
     from orbit_learnings.store.fileops import atomic_write_text
 
     recent = dict(list(states.items())[-MAX_SESSIONS:])
-    try:
-        os.makedirs(ws.state_dir_str, exist_ok=True)
+    # The folder exists (`_SessionState` made it to take the lock); a read-only checkout
+    # keeps no nudge state, and no harm.
+    with contextlib.suppress(OSError):
         atomic_write_text(_path(ws), json.dumps(recent), durable=False)
-    except OSError:
-        pass  # a read-only checkout: no nudge state, no harm
 
 
 # --- what the end of the session shows ----------------------------------------------
@@ -324,23 +325,17 @@ _SAID = {
 def described(moment: Moment) -> str:
     """A moment as one line the agent can place: what was said, what failed and how it then
     passed, or what the machine would not do."""
-    from orbit_learnings.curation.capture.moments.base import ANSI
+    from orbit_learnings.curation.capture.moments.base import ANSI, one_line, words_of
 
-    error = _short(ANSI.sub("", moment.error), 70)
+    error = one_line(ANSI.sub("", moment.error), 70)
     if moment.kind == "error-fix" and moment.failed:
-        failed_command, fixed = _short(moment.failed, 60), _short(moment.fixed, 60)
+        failed_command, fixed = one_line(moment.failed, 60), one_line(moment.fixed, 60)
         passed = f"then `{fixed}` passed" if fixed and fixed != failed_command else "then it passed"
         return f"`{failed_command}` failed ({error}); {passed}"
     if moment.kind == "blocked":
-        return f"`{_short(moment.failed, 60)}` failed here ({error})"
+        return f"`{one_line(moment.failed, 60)}` failed here ({error})"
     if moment.kind == "hang":
-        return f"`{_short(moment.failed, 60)}` never returned"
+        return f"`{one_line(moment.failed, 60)}` never returned"
     if moment.kind == "unreachable":
-        return f"`{_short(' '.join(moment.files[:1]), 80)}` was out of your reach"
-    words = moment.said or moment.failed or moment.error
-    return f'{_SAID.get(moment.kind, "the user said")}: "{_short(words, 110)}"'
-
-
-def _short(text: str, most: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= most else flat[: most - 1] + "…"
+        return f"`{one_line(' '.join(moment.files[:1]), 80)}` was out of your reach"
+    return f'{_SAID.get(moment.kind, "the user said")}: "{one_line(words_of(moment), 110)}"'

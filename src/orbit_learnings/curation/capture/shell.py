@@ -50,14 +50,28 @@ def _lines_as_commands(command: str) -> str:
             end = command.find("\n", position)  # a comment: no quote in it opens anything
             position = len(command) if end < 0 else end
             continue
-        if char in "'\"" and (not quote or char == quote):
-            quote = "" if quote else char
+        quote = _quote_after(quote, char)
         out.append(" ;\n" if char == "\n" and not quote else char)
     return "".join(out)
 
 
 # <<WORD, <<-WORD, <<'WORD', <<"WORD", <<\WORD: not <<< (a here-string), not inside quotes.
 _MARKER = re.compile(r"<<(?P<dash>-?)[ \t]*\\?(?P<q>['\"]?)(?P<word>[A-Za-z_][\w-]*)(?P=q)")
+
+
+def _marker_at(command: str, position: int) -> re.Match[str] | None:
+    """A here-document's marker starting at `position` (not a here-string's `<<<`, from
+    either of its first two `<`)."""
+    if command[position - 1 : position] == "<" or command.startswith("<<<", position):
+        return None
+    return _MARKER.match(command, position)
+
+
+def _quote_after(quote: str, char: str) -> str:
+    """The quote open after `char`: a quote mark opens one, the same mark closes it."""
+    if char in "'\"" and (not quote or char == quote):
+        return "" if quote else char
+    return quote
 
 
 def _drop_heredocs(command: str) -> str:
@@ -73,12 +87,8 @@ def _drop_heredocs(command: str) -> str:
             position = _after_bodies(command, position + 1, pending)
             pending = []
             continue
-        marker = None if quote or char != "<" else _MARKER.match(command, position)
-        if (
-            marker
-            and not command.startswith("<<<", position)
-            and command[position - 1 : position] != "<"
-        ):
+        marker = None if quote or char != "<" else _marker_at(command, position)
+        if marker:
             pending.append((marker["word"], marker["dash"] == "-"))
             out.append(marker.group(0))
             position = marker.end()
@@ -87,7 +97,7 @@ def _drop_heredocs(command: str) -> str:
             out.append(command[position : position + 2])
             position += 2
             continue
-        quote = ("" if char == quote else quote) if quote else (char if char in "'\"" else "")
+        quote = _quote_after(quote, char)
         out.append(char)
         position += 1
     return "".join(out)
@@ -137,8 +147,7 @@ def _hold_substitutions(command: str) -> str:
                 out.append(command[position - 1 : position + 1])
                 position += 1
                 continue
-            if char in "'\"" and (not quote or char == quote):
-                quotes[-1] = "" if quote else char
+            quotes[-1] = _quote_after(quote, char)
             out.append(char)
         else:
             if char == "\\" and quote != "'":
@@ -146,8 +155,8 @@ def _hold_substitutions(command: str) -> str:
                 out.append("\\" + _HELD.get(escaped, escaped))
                 position += 1
                 continue
-            marker = None if quote or char != "<" else _MARKER.match(command, position - 1)
-            if marker and not command.startswith("<<<", position - 1):
+            marker = None if quote or char != "<" else _marker_at(command, position - 1)
+            if marker:
                 body_end = command.find("\n", marker.end())
                 if body_end >= 0:
                     stop = _after_bodies(
@@ -156,8 +165,8 @@ def _hold_substitutions(command: str) -> str:
                     out.append(command[position - 1 : stop].translate(_HOLD))
                     position = stop
                     continue
-            if char in "'\"" and (not quote or char == quote):
-                quotes[-1] = "" if quote else char
+            if char in "'\"":
+                quotes[-1] = _quote_after(quote, char)
             elif char == "(" and not quote:
                 quotes.append("")  # `$((…))`, `$( (cd a; ls) )`: a `)` closes it first
             elif char == ")" and not quote:

@@ -126,13 +126,11 @@ def _hook_check(ws: Workspace) -> Check:
 
 def _runs_at_stop(settings: dict[str, Any], commands: list[str]) -> bool:
     """Whether one of orbit's commands is an entry of the `Stop` event."""
-    groups = settings.get("hooks", {}).get("Stop", [])
-    return any(
-        isinstance(handler, dict) and handler.get("command") in commands
-        for group in (groups if isinstance(groups, list) else [])
-        if isinstance(group, dict)
-        for handler in group.get("hooks", [])
-    )
+    from orbit_learnings.integrations import hookfiles
+
+    hooks = settings.get("hooks")
+    stop = hooks.get("Stop") if isinstance(hooks, dict) else None
+    return any(command in commands for command in hookfiles.event_commands(stop))
 
 
 def _missing_program(ws: Workspace, commands: list[str]) -> str | None:

@@ -193,6 +193,19 @@ _TELLING = re.compile(
 ANSI = re.compile(r"\x1b?\[\d+(;\d+)*m")  # terminal colours: no part of a quoted error
 
 
+def one_line(text: str, most: int) -> str:
+    """Text as one line of at most `most` characters, blanks collapsed, an ellipsis where it
+    was cut: a moment's words where `extract` lists it and where a hook names it."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def words_of(moment: Moment) -> str:
+    """What a moment quotes: the person's or the agent's words, else the failing command,
+    else its error."""
+    return moment.said or moment.failed or moment.error
+
+
 def first_error_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     chosen = next((ln for ln in lines if _TELLING.search(ln)), lines[0] if lines else "")
